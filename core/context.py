@@ -1,0 +1,40 @@
+"""The run context handed to every node (LangGraph `Runtime[RunContext]`): models, the transcript
+index and the per-run options. Frozen: a run's settings never change under it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.llm import ModelSource
+from core.rag import TranscriptIndex
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Per-run knobs; the app fills them from settings, a request may override them."""
+
+    parse_retries: int = 2
+    max_conviction_shift: int = 10
+    chunk_words: int = 150
+    retrieval_k: int = 4
+    evidence_per_dimension: int = 8
+    evidence_words: int = 900
+    transcript_words: int = 60_000
+
+    def __post_init__(self) -> None:
+        if self.parse_retries < 0:
+            raise ValueError("parse_retries must be >= 0")
+        if not 0 <= self.max_conviction_shift <= 100:
+            raise ValueError("max_conviction_shift must be between 0 and 100")
+        for name in ("chunk_words", "retrieval_k", "evidence_per_dimension", "evidence_words",
+                     "transcript_words"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+
+
+@dataclass(frozen=True)
+class RunContext:
+    models: ModelSource
+    index: TranscriptIndex
+    options: RunOptions
+    model_note: str | None = None

@@ -1,0 +1,197 @@
+"""The contract every pipeline shares: the `Report` and what it is made of (pipelines.md)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Position(StrEnum):
+    LONG = "LONG"
+    SHORT = "SHORT"
+    NEUTRAL = "NEUTRAL"
+
+
+class Horizon(StrEnum):
+    DAY = "1d"
+    WEEK = "1w"
+    MONTH = "1m"
+
+
+HORIZONS: tuple[Horizon, ...] = (Horizon.DAY, Horizon.WEEK, Horizon.MONTH)
+HORIZON_LABELS: dict[Horizon, str] = {
+    Horizon.DAY: "1 day",
+    Horizon.WEEK: "1 week",
+    Horizon.MONTH: "1 month",
+}
+
+
+class Recommendation(BaseModel):
+    """One horizon's typed call: position, conviction in integer percent, why, and what moves it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    horizon: Horizon
+    position: Position
+    conviction: int = Field(ge=0, le=100, description="integer percent")
+    rationale: str = Field(min_length=1)
+    catalysts: list[str] = Field(default_factory=list)
+
+
+def check_three_horizons(recs: list[Recommendation]) -> list[Recommendation]:
+    """Exactly one recommendation per horizon, in 1d, 1w, 1m order; raises ValueError otherwise."""
+    horizons = [r.horizon for r in recs]
+    if sorted(horizons) != sorted(HORIZONS) or len(horizons) != 3:
+        raise ValueError(f"expected exactly the horizons 1d, 1w, 1m once each, got {horizons}")
+    order = {h: i for i, h in enumerate(HORIZONS)}
+    return sorted(recs, key=lambda r: order[r.horizon])
+
+
+class Chunk(BaseModel):
+    """A transcript passage as indexed: id, where it sits in the call, and its text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    section: str
+    speaker: str | None = None
+    start: int = Field(ge=0, description="character offset into the transcript text")
+    end: int = Field(ge=0)
+    text: str
+
+
+class EvidencePassage(BaseModel):
+    """A chunk the report relied on, with the retrieval dimensions that surfaced it."""
+
+    chunk_id: str
+    section: str
+    speaker: str | None
+    start: int
+    end: int
+    text: str
+    dimensions: list[str] = Field(default_factory=list)
+    score: float | None = None
+
+
+class NumberCheck(BaseModel):
+    """A number stated in the report and whether the transcript (or financials) states it too."""
+
+    text: str
+    value: float
+    kind: Literal["percent", "money", "plain"]
+    grounded: bool
+    source_text: str | None = Field(default=None, description="the matching figure in the source")
+    context: str = ""
+
+
+class Evidence(BaseModel):
+    passages: list[EvidencePassage] = Field(default_factory=list)
+    numbers: list[NumberCheck] = Field(default_factory=list)
+
+    @property
+    def grounded_share(self) -> float | None:
+        if not self.numbers:
+            return None
+        return sum(n.grounded for n in self.numbers) / len(self.numbers)
+
+
+class NodeTrace(BaseModel):
+    """What one node did: timing, which model(s), tokens, retries and how it ended."""
+
+    node: str
+    started_at: datetime
+    ended_at: datetime
+    duration_ms: float
+    models: list[str] = Field(default_factory=list)
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    outcome: Literal["ok", "degraded", "skipped", "error"] = "ok"
+    detail: str | None = None
+
+
+class NodeFailure(BaseModel):
+    """A node that could not produce what it must; recorded, never papered over with a default."""
+
+    node: str
+    reason: str
+    raw_output: str | None = None
+
+
+class DebateTurn(BaseModel):
+    agent: Literal["trust", "skeptic", "leader"]
+    model: str
+    text: str
+
+
+class RevertDecision(BaseModel):
+    """The safe-debate guard's verdict: was the leader's report kept, and why or why not."""
+
+    reverted: bool
+    reasons: list[str] = Field(default_factory=list)
+
+
+class DebateLog(BaseModel):
+    turns: list[DebateTurn] = Field(default_factory=list)
+    decision: RevertDecision | None = None
+    skipped_reason: str | None = None
+
+
+class CallInfo(BaseModel):
+    """What the caller told us about the call (all optional)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    company: str | None = None
+    ticker: str | None = None
+    period: str | None = None
+
+
+RunStatus = Literal["succeeded", "degraded"]
+
+
+class Report(BaseModel):
+    """One report shape for every pipeline."""
+
+    pipeline: str
+    status: RunStatus
+    created_at: datetime
+    call: CallInfo = Field(default_factory=CallInfo)
+    transcript_sha256: str
+    markdown: str
+    recommendations: list[Recommendation] = Field(
+        default_factory=list,
+        description="exactly 1d, 1w, 1m when status is succeeded; empty when the parse failed",
+    )
+    failures: list[NodeFailure] = Field(default_factory=list)
+    evidence: Evidence = Field(default_factory=Evidence)
+    trace: list[NodeTrace] = Field(default_factory=list)
+    debate: DebateLog | None = None
+    models: dict[str, str] = Field(
+        default_factory=dict, description="node -> model that wrote that part"
+    )
+    model_note: str | None = Field(
+        default=None, description="caveat about the model(s) used, e.g. the bundled 135M model"
+    )
+    notes: list[str] = Field(default_factory=list)
+    extras: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _recommendations_consistent(self) -> Report:
+        if self.recommendations:
+            self.recommendations = check_three_horizons(self.recommendations)
+        if self.status == "succeeded" and not self.recommendations:
+            raise ValueError("a succeeded report must carry the three recommendations")
+        if self.status == "degraded" and not self.failures:
+            raise ValueError("a degraded report must say which node failed and why")
+        return self
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        prompt = sum(t.prompt_tokens for t in self.trace)
+        completion = sum(t.completion_tokens for t in self.trace)
+        return {"prompt": prompt, "completion": completion, "total": prompt + completion}

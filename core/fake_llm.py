@@ -1,0 +1,181 @@
+"""Scripted fake chat models for tests, benchmarks and the `fake` provider.
+
+A `Script` is a queue of responses shared by a fake and its tool-bound copies, and it records
+every prompt received, so tests check what a node sent as well as what it got back. A response is
+text (str), a tool call's arguments (dict, needs a bound tool), an exception to raise, or a
+callable `(messages, tool_name) -> one of those`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict
+
+from core.llm import ChatHandle, ModelSource
+
+Response = str | dict[str, Any] | BaseException | Callable[[list[BaseMessage], str | None], Any]
+_ids = itertools.count(1)
+
+
+@dataclass
+class Call:
+    messages: list[BaseMessage]
+    tool: str | None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(str(m.content) for m in self.messages)
+
+
+@dataclass
+class Script:
+    responses: deque[Response] = field(default_factory=deque)
+    default: Response | None = None
+    calls: list[Call] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, *responses: Response, default: Response | None = None) -> Script:
+        return cls(deque(responses), default)
+
+    def next(self, messages: list[BaseMessage], tool: str | None) -> Any:
+        self.calls.append(Call(list(messages), tool))
+        if self.responses:
+            item = self.responses.popleft()
+        elif self.default is not None:
+            item = self.default
+        else:
+            raise AssertionError(f"fake model script exhausted (call {len(self.calls)}, tool={tool})")
+        if callable(item) and not isinstance(item, BaseException):
+            item = item(list(messages), tool)
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+
+def _words(messages: Sequence[BaseMessage]) -> int:
+    return sum(len(str(m.content).split()) for m in messages)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A chat model that answers from a Script; supports bind_tools / with_structured_output."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    script: Script
+    latency: float = 0.0
+    tool_name: str | None = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
+        return self.model_copy(update={"tool_name": names[0] if names else None})
+
+    def _message(self, messages: list[BaseMessage]) -> AIMessage:
+        item = self.script.next(messages, self.tool_name)
+        usage = {"input_tokens": _words(messages), "output_tokens": 0, "total_tokens": 0}
+        if isinstance(item, dict):
+            if self.tool_name is None:
+                raise AssertionError("scripted a tool call but no tool is bound")
+            msg = AIMessage(
+                content="",
+                tool_calls=[{"name": self.tool_name, "args": item, "id": f"call_{next(_ids)}"}],
+            )
+            usage["output_tokens"] = len(str(item).split())
+        else:
+            msg = AIMessage(content=str(item))
+            usage["output_tokens"] = len(str(item).split())
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        msg.usage_metadata = usage  # type: ignore[assignment]
+        return msg
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self.latency:
+            time.sleep(self.latency)
+        return ChatResult(generations=[ChatGeneration(message=self._message(messages))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        return ChatResult(generations=[ChatGeneration(message=self._message(messages))])
+
+
+class FakeModels(ModelSource):
+    """A ModelSource of scripted fakes: one Script per role, a shared default for the rest."""
+
+    def __init__(
+        self,
+        scripts: dict[str, Script] | None = None,
+        *,
+        default: Script | None = None,
+        latency: float = 0.0,
+    ) -> None:
+        self.scripts = dict(scripts or {})
+        self.default = default
+        self.latency = latency
+
+    def script(self, role: str) -> Script:
+        if role in self.scripts:
+            return self.scripts[role]
+        if self.default is None:
+            raise AssertionError(f"no fake script for role {role!r}")
+        return self.default
+
+    def chat(self, role: str) -> ChatHandle:
+        model = ScriptedChatModel(script=self.script(role), latency=self.latency)
+        return ChatHandle(model=model, name=f"fake:{role}")
+
+
+def block(
+    positions: Iterable[str] = ("LONG", "LONG", "LONG"), convictions: Iterable[int] = (75, 75, 75)
+) -> dict[str, Any]:
+    """Arguments of a valid RecommendationBlock tool call."""
+    keys = ("one_day", "one_week", "one_month")
+    return {
+        k: {
+            "position": p,
+            "conviction": c,
+            "rationale": f"{p.title()} because the quarter's results support it.",
+            "catalysts": ["guidance raise"],
+        }
+        for k, p, c in zip(keys, positions, convictions, strict=True)
+    }
+
+
+def canned(messages: list[BaseMessage], tool: str | None) -> Any:
+    """A plausible answer to any prompt: a short report for text, a valid block for tools."""
+    if tool:
+        return block()
+    return (
+        "## Summary\nRevenue rose 10.7% to $1.54 billion and guidance was raised.\n\n"
+        "## Multi-Timeframe Investment Strategy\n"
+        "### 1-Day Trading Recommendation\nPosition: LONG\nConviction: 75%\n"
+        "### 1-Week Momentum Strategy\nPosition: LONG\nConviction: 75%\n"
+        "### 1-Month Fundamental Position\nPosition: LONG\nConviction: 75%\n"
+    )

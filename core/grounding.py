@@ -1,0 +1,117 @@
+"""Numeric grounding: is each number the report states also stated in the transcript?
+
+Numbers are compared by value after unit and scale normalisation, within the rounding of the
+less precise of the two ("$1.54 billion" matches "1,543.1 million"; "10.7%" matches
+"10.7 percent"). Percentages only match percentages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from core.contract import NumberCheck
+
+_SCALES: dict[str, float] = {
+    "thousand": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "mn": 1e6,
+    "mm": 1e6,
+    "m": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+    "trillion": 1e12,
+    "tn": 1e12,
+}
+
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<cur>[$€£])?\s?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:\s?(?P<pct>%|percent\b|per cent\b)"
+    r"|\s?(?P<bps>basis points\b|bps\b)"
+    r"|\s?(?P<scale>thousand|million|billion|trillion|mn|mm|bn|tn|[kKmMbB])\b)?",
+    re.IGNORECASE,
+)
+# Words that make a number the report's own apparatus rather than a claim about the call.
+_SKIP_BEFORE = re.compile(r"(conviction|confidence|probability)[^.\n]{0,25}$", re.IGNORECASE)
+_SKIP_AFTER = re.compile(r"\s?-?\s?(day|week|month)s?\b", re.IGNORECASE)
+
+Kind = Literal["percent", "money", "plain"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    text: str
+    value: float
+    kind: Kind
+    tolerance: float
+    start: int
+
+
+def extract_figures(text: str, *, skip_apparatus: bool = False) -> list[Figure]:
+    """All numbers in `text` with value normalised to units (percent points for percentages)."""
+    out: list[Figure] = []
+    for m in _NUMBER_RE.finditer(text):
+        raw = m.group("num")
+        if skip_apparatus and (
+            _SKIP_BEFORE.search(text, max(0, m.start() - 40), m.start())
+            or _SKIP_AFTER.match(text, m.end())
+        ):
+            continue
+        decimals = len(raw.split(".")[1]) if "." in raw else 0
+        value = float(raw.replace(",", ""))
+        unit = 1.0
+        kind: Kind = "plain"
+        if m.group("pct"):
+            kind = "percent"
+        elif m.group("bps"):
+            kind, unit = "percent", 0.01
+        else:
+            if m.group("scale"):
+                unit = _SCALES[m.group("scale").lower()]
+            if m.group("cur"):
+                kind = "money"
+        if skip_apparatus and kind == "plain" and unit == 1.0 and not decimals and value < 10:
+            continue  # list numbering, counts of things: not figures worth checking
+        tolerance = 0.5 * (10.0**-decimals) * unit
+        out.append(Figure(m.group(0).strip(), value * unit, kind, tolerance, m.start()))
+    return out
+
+
+def _compatible(a: Figure, b: Figure) -> bool:
+    return (a.kind == "percent") == (b.kind == "percent")
+
+
+def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
+    """One check per distinct figure in the report, grounded if any source states that value."""
+    source_figures = [f for s in sources for f in extract_figures(s)]
+    checks: list[NumberCheck] = []
+    seen: set[str] = set()
+    for fig in extract_figures(report_text, skip_apparatus=True):
+        if fig.text in seen:
+            continue
+        seen.add(fig.text)
+        match = next(
+            (
+                s
+                for s in source_figures
+                if _compatible(fig, s)
+                and abs(fig.value - s.value) <= max(fig.tolerance, s.tolerance) + 1e-9
+            ),
+            None,
+        )
+        lo, hi = max(0, fig.start - 50), min(len(report_text), fig.start + len(fig.text) + 50)
+        checks.append(
+            NumberCheck(
+                text=fig.text,
+                value=fig.value,
+                kind=fig.kind,
+                grounded=match is not None,
+                source_text=match.text if match else None,
+                context=" ".join(report_text[lo:hi].split()),
+            )
+        )
+    return checks

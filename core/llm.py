@@ -1,0 +1,171 @@
+"""How nodes talk to models: one handle per role, usage recorded into the running node's trace,
+structured output with validation and a bounded parse-and-retry loop (failures returned, never
+defaulted)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel, ValidationError
+
+
+@dataclass(frozen=True)
+class ChatHandle:
+    """A chat model for one role, with its display name and its provider's concurrency limit."""
+
+    model: BaseChatModel
+    name: str
+    limiter: asyncio.Semaphore | None = None
+
+
+class ModelSource(Protocol):
+    """What nodes need from the model factory: a chat model per role."""
+
+    def chat(self, role: str) -> ChatHandle: ...
+
+
+class ModelOutputError(RuntimeError):
+    """A model answered, but with nothing usable (e.g. empty text) after the retry budget."""
+
+    def __init__(self, role: str, message: str) -> None:
+        super().__init__(f"{role}: {message}")
+        self.role = role
+
+
+@dataclass
+class CallStats:
+    """Usage of the model calls made while one node runs (collected through a context var)."""
+
+    models: list[str] = field(default_factory=list)
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+
+    def record(self, model: str, message: BaseMessage | None) -> None:
+        self.calls += 1
+        if model not in self.models:
+            self.models.append(model)
+        usage = getattr(message, "usage_metadata", None) if message is not None else None
+        if usage:
+            self.prompt_tokens += int(usage.get("input_tokens", 0))
+            self.completion_tokens += int(usage.get("output_tokens", 0))
+
+
+current_stats: ContextVar[CallStats | None] = ContextVar("edesk_call_stats", default=None)
+
+
+def _stats() -> CallStats:
+    stats = current_stats.get()
+    if stats is None:  # called outside a traced node (e.g. a unit test): count into a throwaway
+        stats = CallStats()
+        current_stats.set(stats)
+    return stats
+
+
+async def _invoke(handle: ChatHandle, runnable: Any, messages: Sequence[BaseMessage]) -> Any:
+    if handle.limiter is None:
+        return await runnable.ainvoke(list(messages))
+    async with handle.limiter:
+        return await runnable.ainvoke(list(messages))
+
+
+async def complete(
+    handle: ChatHandle, messages: Sequence[BaseMessage], *, role: str, retries: int = 1
+) -> str:
+    """Free-text completion; an empty answer is retried, then raised as ModelOutputError."""
+    stats = _stats()
+    for attempt in range(retries + 1):
+        message: AIMessage = await _invoke(handle, handle.model, messages)
+        stats.record(handle.name, message)
+        text = message.text.strip() if isinstance(message, AIMessage) else str(message).strip()
+        if text:
+            return text
+        if attempt < retries:
+            stats.retries += 1
+    raise ModelOutputError(role, f"model {handle.name} returned empty text {retries + 1} times")
+
+
+S = TypeVar("S", bound=BaseModel)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Structured(Generic[R]):
+    """Outcome of a structured call: the validated value, or why every attempt failed."""
+
+    value: R | None
+    attempts: int
+    error: str | None = None
+    raw_output: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+
+def _raw_text(raw: Any) -> str:
+    if not isinstance(raw, AIMessage):
+        return str(raw)
+    parts: list[str] = []
+    if raw.text:
+        parts.append(raw.text)
+    for call in raw.tool_calls:
+        parts.append(json.dumps(call.get("args", {}), ensure_ascii=False))
+    for bad in raw.invalid_tool_calls:
+        parts.append(str(bad.get("args", "")))
+    return "\n".join(parts) if parts else "(empty output)"
+
+
+async def complete_structured(
+    handle: ChatHandle,
+    schema: type[S],
+    messages: Sequence[BaseMessage],
+    *,
+    validate: Callable[[S], R],
+    retries: int,
+) -> Structured[R]:
+    """Ask for `schema` through function calling; validate; on failure retry with the error.
+
+    `validate` turns the parsed schema into the value the caller needs and raises ValueError
+    (or ValidationError) when it is not acceptable (e.g. a conviction of 900%).
+    """
+    stats = _stats()
+    bound = handle.model.with_structured_output(schema, method="function_calling", include_raw=True)
+    convo = list(messages)
+    error: str | None = None
+    raw_text: str | None = None
+    for attempt in range(retries + 1):
+        if attempt:
+            stats.retries += 1
+        out = await _invoke(handle, bound, convo)
+        raw = out.get("raw")
+        stats.record(handle.name, raw)
+        raw_text = _raw_text(raw)
+        parsed = out.get("parsed")
+        if out.get("parsing_error") is not None:
+            error = f"could not parse the tool call: {out['parsing_error']}"
+        elif parsed is None:
+            error = f"no call to the {schema.__name__} tool in the answer"
+        else:
+            try:
+                return Structured(validate(parsed), attempts=attempt + 1, raw_output=raw_text)
+            except (ValueError, ValidationError) as exc:
+                error = f"invalid values: {exc}"
+        convo = [
+            *messages,
+            HumanMessage(
+                content=(
+                    f"Your previous answer was rejected ({error}). Previous answer:\n{raw_text}\n\n"
+                    f"Call the {schema.__name__} tool again with every field filled correctly."
+                )
+            ),
+        ]
+    return Structured(None, attempts=retries + 1, error=error, raw_output=raw_text)

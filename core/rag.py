@@ -1,0 +1,225 @@
+"""Transcript RAG: index chunks in Chroma (one collection per transcript content) and retrieve
+along the FinDebate paper's four dimensions (Appendix B, Table 2), merged and de-duplicated."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from core.contract import Chunk, EvidencePassage
+
+# Our own query sets, one list per dimension of the paper's Table 2 (grouped the same way).
+FINDEBATE_DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "general_performance": (
+        "quarterly financial results revenue earnings per share beat or miss versus expectations",
+        "forward guidance outlook forecast for the full year and next quarter",
+        "growth trends margin expansion profitability cash flow and competitive position",
+        "catalysts opportunities product launches market expansion strategic initiatives",
+    ),
+    "specialized_metrics": (
+        "net interest margin loans deposits credit quality and asset quality",
+        "non-performing assets charge-offs provision for loan losses problem loans",
+        "return on assets return on equity efficiency ratio capital adequacy",
+        "regulatory capital tier 1 capital stress testing compliance",
+        "deposit growth loan growth credit demand funding costs interest rates",
+        "segment revenue operating margin gross margin free cash flow and leverage",
+    ),
+    "sentiment_risk": (
+        "management confidence tone optimistic or cautious about the business",
+        "risks challenges concerns headwinds uncertainties and market conditions",
+        "analyst questions investor concerns and how management answered",
+        "risk management credit risk operational risk market risk liquidity risk",
+    ),
+    "multi_query": (
+        "near-term timeline events this week this month next quarter",
+        "comparison with last year and last quarter performance trends",
+        "overall assessment of the quarter across the business",
+        "sequential improvement or deterioration over recent quarters",
+    ),
+}
+
+# One generic query set for the standard-RAG baseline.
+STANDARD_QUERIES: tuple[str, ...] = (
+    "summary of the company's quarterly results and outlook",
+    "key numbers revenue earnings guidance",
+    "risks and challenges discussed on the call",
+)
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    collection: str
+    n_chunks: int
+    reused: bool
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    score: float
+    dimensions: tuple[str, ...]
+
+
+def embedding_fingerprint(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
+class TranscriptIndex:
+    """Chroma on local disk (or a given client) with our embedding function; thread-safe ingest.
+
+    All methods are blocking (embedding is CPU work): call them off the event loop.
+    """
+
+    def __init__(self, client: Any, embeddings: Embeddings, embedding_name: str) -> None:
+        self._client = client
+        self._embeddings = embeddings
+        self._fingerprint = embedding_fingerprint(embedding_name)
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    @classmethod
+    def on_disk(cls, path: Path, embeddings: Embeddings, embedding_name: str) -> TranscriptIndex:
+        import chromadb
+        from chromadb.config import Settings
+
+        path.mkdir(parents=True, exist_ok=True)
+        client = chromadb.PersistentClient(
+            path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+        )
+        return cls(client, embeddings, embedding_name)
+
+    def collection_name(self, transcript_sha: str, scheme: str) -> str:
+        return f"tx-{transcript_sha[:24]}-{scheme}-{self._fingerprint}"
+
+    def _store(self, name: str) -> Any:
+        from langchain_chroma import Chroma
+
+        return Chroma(
+            client=self._client,
+            collection_name=name,
+            embedding_function=self._embeddings,
+            collection_metadata={"hnsw:space": "cosine"},
+        )
+
+    def _lock(self, name: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(name, threading.Lock())
+
+    def ingest(self, transcript_sha: str, chunks: Sequence[Chunk], scheme: str) -> IngestResult:
+        """Embed and index the chunks unless this exact transcript+scheme+model is indexed."""
+        if not chunks:
+            raise ValueError("nothing to index: the transcript produced no chunks")
+        name = self.collection_name(transcript_sha, scheme)
+        with self._lock(name):
+            store = self._store(name)
+            existing = store._collection.count()
+            if existing == len(chunks):
+                return IngestResult(name, len(chunks), reused=True)
+            if existing:  # a partial index from an interrupted ingest: start over
+                store.delete_collection()
+                store = self._store(name)
+            store.add_texts(
+                texts=[c.text for c in chunks],
+                metadatas=[_metadata(c) for c in chunks],
+                ids=[c.id for c in chunks],
+            )
+            return IngestResult(name, len(chunks), reused=False)
+
+    def search(
+        self, collection: str, dimensions: Mapping[str, Sequence[str]], *, k: int, per_dim: int
+    ) -> dict[str, list[Hit]]:
+        """For each dimension run its queries, merge, de-duplicate by chunk id, best first."""
+        store = self._store(collection)
+        out: dict[str, list[Hit]] = {}
+        for dim, queries in dimensions.items():
+            best: dict[str, Hit] = {}
+            for query in queries:
+                vector = self._embeddings.embed_query(query)
+                for doc, distance in store.similarity_search_by_vector_with_relevance_scores(
+                    vector, k=k
+                ):
+                    chunk = _chunk_from(doc.id, doc.page_content, doc.metadata)
+                    score = 1.0 - float(distance)
+                    prev = best.get(chunk.id)
+                    if prev is None or score > prev.score:
+                        best[chunk.id] = Hit(chunk, score, (dim,))
+            ranked = sorted(best.values(), key=lambda h: h.score, reverse=True)
+            out[dim] = ranked[:per_dim]
+        return out
+
+
+def _metadata(chunk: Chunk) -> dict[str, Any]:
+    return {
+        "section": chunk.section,
+        "speaker": chunk.speaker or "",
+        "start": chunk.start,
+        "end": chunk.end,
+    }
+
+
+def _chunk_from(doc_id: str | None, text: str, meta: Mapping[str, Any]) -> Chunk:
+    if doc_id is None:
+        raise RuntimeError("Chroma returned a document without an id")
+    return Chunk(
+        id=doc_id,
+        section=str(meta.get("section", "")),
+        speaker=str(meta["speaker"]) if meta.get("speaker") else None,
+        start=int(meta.get("start", 0)),
+        end=int(meta.get("end", 0)),
+        text=text,
+    )
+
+
+def take_words(passages: Sequence[EvidencePassage], budget_words: int) -> list[EvidencePassage]:
+    """The best passages (given best first) that fit a word budget (at least one), returned in
+    transcript order for reading."""
+    chosen: list[EvidencePassage] = []
+    used = 0
+    for p in passages:
+        n = len(p.text.split())
+        if chosen and used + n > budget_words:
+            continue
+        chosen.append(p)
+        used += n
+    return sorted(chosen, key=lambda p: p.start)
+
+
+def to_passage(hit: Hit) -> EvidencePassage:
+    c = hit.chunk
+    return EvidencePassage(
+        chunk_id=c.id,
+        section=c.section,
+        speaker=c.speaker,
+        start=c.start,
+        end=c.end,
+        text=c.text,
+        dimensions=list(hit.dimensions),
+        score=round(hit.score, 4),
+    )
+
+
+def format_passages(passages: Sequence[EvidencePassage]) -> str:
+    """Passages as the prompts show them: an id to cite, where it was said, and the text."""
+    blocks = []
+    for p in passages:
+        who = f", {p.speaker}" if p.speaker else ""
+        blocks.append(f"[{p.chunk_id}] ({p.section}{who})\n{p.text}")
+    return "\n\n".join(blocks)
+
+
+def interleave(groups: Sequence[Sequence[EvidencePassage]]) -> list[EvidencePassage]:
+    """Round-robin over ranked groups so every dimension is represented, de-duplicated by id."""
+    out: list[EvidencePassage] = []
+    seen: set[str] = set()
+    for rank in range(max((len(g) for g in groups), default=0)):
+        for group in groups:
+            if rank < len(group) and group[rank].chunk_id not in seen:
+                seen.add(group[rank].chunk_id)
+                out.append(group[rank])
+    return out

@@ -1,0 +1,154 @@
+"""Transcript input: decode and validate raw bytes, then parse into sections and speaker turns.
+
+Two formats are accepted:
+- plain text, one or more sentences per line (ECTSum `*.txt`);
+- the markdown call format: `### Prepared remarks` / `### Q&A` sections and `**ROLE**` turns
+  whose text follows on the next line(s), usually after a leading `: ` (ECTSum `*.full.md`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_MAX_BYTES = 1_000_000
+PLAIN_SECTION = "transcript"
+
+_SECTION_RE = re.compile(r"^#{2,4}\s+(?P<title>.+?)\s*$")
+_SPEAKER_RE = re.compile(r"^\*\*(?P<speaker>[^*\n]{1,80})\*\*\s*:?\s*$")
+
+
+class TranscriptError(ValueError):
+    """The input is not a transcript we can analyse; the message says why, for the user."""
+
+
+class Turn(BaseModel):
+    """One stretch of the call by one speaker (or one section of a plain transcript)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    section: str
+    speaker: str | None
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class Transcript(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    format: Literal["plain", "markdown"]
+    turns: list[Turn]
+    sha256: str
+
+    @property
+    def n_words(self) -> int:
+        return len(self.text.split())
+
+    @property
+    def sections(self) -> list[str]:
+        seen: list[str] = []
+        for t in self.turns:
+            if t.section not in seen:
+                seen.append(t.section)
+        return seen
+
+    def turn_text(self, turn: Turn) -> str:
+        return self.text[turn.start : turn.end]
+
+
+def decode_transcript(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """Bytes -> text, refusing empty, oversized or non-UTF-8 input with a message for the user."""
+    if len(data) > max_bytes:
+        raise TranscriptError(
+            f"transcript is {len(data):,} bytes; the limit is {max_bytes:,} bytes "
+            "(set EDESK_MAX_TRANSCRIPT_BYTES to change it)"
+        )
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(
+            f"transcript is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); "
+            "save it as UTF-8 text or markdown"
+        ) from None
+    return text
+
+
+def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transcript:
+    """Validate and parse transcript text; raises TranscriptError for unusable input."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if len(text.encode("utf-8")) > max_bytes:
+        raise TranscriptError(
+            f"transcript is {len(text.encode('utf-8')):,} bytes; the limit is {max_bytes:,} bytes"
+        )
+    if not text.strip():
+        raise TranscriptError("transcript is empty (or only whitespace)")
+    if "\x00" in text:
+        raise TranscriptError("transcript contains NUL bytes; is it a binary file?")
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    lines = text.split("\n")
+    is_markdown = any(_SPEAKER_RE.match(ln.strip()) for ln in lines) or any(
+        _SECTION_RE.match(ln.strip()) for ln in lines
+    )
+    if is_markdown:
+        turns = _markdown_turns(text)
+        if turns:
+            return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
+    start, end = _strip_span(text, 0, len(text))
+    return Transcript(
+        text=text,
+        format="plain",
+        turns=[Turn(section=PLAIN_SECTION, speaker=None, start=start, end=end)],
+        sha256=sha,
+    )
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _markdown_turns(text: str) -> list[Turn]:
+    turns: list[Turn] = []
+    section = "Call"
+    speaker: str | None = None
+    body_start: int | None = None
+    body_end = 0
+    offset = 0
+
+    def close() -> None:
+        if body_start is None:
+            return
+        start, end = _strip_span(text, body_start, body_end)
+        if start < end and text[start] == ":":  # the ECTSum turn body starts with ": "
+            start, end = _strip_span(text, start + 1, end)
+        if start < end:
+            turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+
+    for line in text.split("\n"):
+        line_end = offset + len(line)
+        stripped = line.strip()
+        sec = _SECTION_RE.match(stripped)
+        spk = _SPEAKER_RE.match(stripped)
+        if sec and stripped.startswith("###"):
+            close()
+            section, speaker, body_start = sec.group("title"), None, None
+        elif sec:  # a higher-level title such as "## Financial Earnings Call": not a section
+            close()
+            body_start = None
+        elif spk:
+            close()
+            speaker, body_start = spk.group("speaker").strip(), line_end + 1
+        else:
+            if body_start is None and stripped:
+                body_start = offset
+            body_end = line_end
+        offset = line_end + 1
+    close()
+    return turns

@@ -1,0 +1,47 @@
+"""The FinDebate paper's baselines and ablation (Table 1), each its own graph."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START
+
+from core.rag import STANDARD_QUERIES
+from graphs.findebate import PipelineGraph, add_multi_agent_draft, new_graph
+from nodes.report import build_report
+from nodes.retrieval import make_ingest, make_retrieve
+from nodes.synthesis import make_writer
+
+
+def build_zero_shot() -> PipelineGraph:
+    """The transcript straight to one writer prompt; no retrieval, no agents."""
+    graph = new_graph()
+    graph.add_node("synthesize", make_writer("transcript"))
+    graph.add_node("report", build_report)
+    graph.add_edge(START, "synthesize")
+    graph.add_edge("synthesize", "report")
+    graph.add_edge("report", END)
+    return graph
+
+
+def build_standard_rag() -> PipelineGraph:
+    """Fixed-size chunks, one generic query set, one writer over the retrieved passages."""
+    graph = new_graph()
+    graph.add_node("ingest", make_ingest("fixed"))
+    graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}))
+    graph.add_node("synthesize", make_writer("evidence"))
+    graph.add_node("report", build_report)
+    graph.add_edge(START, "ingest")
+    graph.add_edge("ingest", "retrieve")
+    graph.add_edge("retrieve", "synthesize")
+    graph.add_edge("synthesize", "report")
+    graph.add_edge("report", END)
+    return graph
+
+
+def build_multi_agent() -> PipelineGraph:
+    """FinDebate without the debate (the paper's ablation)."""
+    graph = new_graph()
+    add_multi_agent_draft(graph)
+    graph.add_node("report", build_report)
+    graph.add_edge("synthesize", "report")
+    graph.add_edge("report", END)
+    return graph

@@ -1,0 +1,64 @@
+"""FinDebate (pipelines.md section 1): RAG, five parallel specialists, synthesis, safe debate."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import RunContext
+from core.rag import FINDEBATE_DIMENSIONS
+from core.state import PipelineInput, PipelineOutput, PipelineState
+from nodes.debate import leader, skeptic, trust
+from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
+from nodes.report import build_report
+from nodes.retrieval import make_ingest, make_retrieve
+from nodes.specialists import SPECIALISTS, make_specialist
+from nodes.synthesis import make_writer
+
+PipelineGraph = StateGraph[PipelineState, RunContext, PipelineInput, PipelineOutput]
+
+
+def new_graph() -> PipelineGraph:
+    return StateGraph(
+        PipelineState,
+        context_schema=RunContext,
+        input_schema=PipelineInput,
+        output_schema=PipelineOutput,
+    )
+
+
+def add_multi_agent_draft(graph: PipelineGraph) -> None:
+    """Steps 1-4: ingest -> retrieve -> five specialists in one super-step -> synthesize."""
+    graph.add_node("ingest", make_ingest("recursive"))
+    graph.add_node("retrieve", make_retrieve(FINDEBATE_DIMENSIONS))
+    graph.add_edge(START, "ingest")
+    graph.add_edge("ingest", "retrieve")
+    for role in SPECIALISTS:
+        graph.add_node(role, make_specialist(role))
+        graph.add_edge("retrieve", role)
+    graph.add_node("synthesize", make_writer("analyses"))
+    graph.add_edge(list(SPECIALISTS), "synthesize")
+
+
+def build_findebate() -> PipelineGraph:
+    graph = new_graph()
+    add_multi_agent_draft(graph)
+    graph.add_node("trust", trust)
+    graph.add_node("skeptic", skeptic)
+    graph.add_node("leader", leader)
+    graph.add_node("integrity_check", integrity_check)
+    graph.add_node("accept", accept)
+    graph.add_node("revert", revert)
+    graph.add_conditional_edges(
+        "synthesize", has_recommendations, {"debate": "trust", "skip": "report"}
+    )
+    graph.add_edge("trust", "skeptic")
+    graph.add_edge("skeptic", "leader")
+    graph.add_edge("leader", "integrity_check")
+    graph.add_conditional_edges(
+        "integrity_check", core_compromised, {"accept": "accept", "revert": "revert"}
+    )
+    graph.add_node("report", build_report)
+    graph.add_edge("accept", "report")
+    graph.add_edge("revert", "report")
+    graph.add_edge("report", END)
+    return graph

@@ -1,0 +1,1 @@
+"""Node functions grouped by role; each small, async, returning only the keys it changes."""

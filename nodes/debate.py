@@ -1,0 +1,72 @@
+"""Safe debate (FinDebate Algorithm 1): Trust strengthens, Skeptic adds risk, Leader finalises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.context import RunContext
+from core.contract import DebateTurn
+from core.llm import complete
+from core.state import Draft, PipelineState
+from nodes.parsing import parse_recommendations
+from nodes.specialists import SPECIALISTS
+from nodes.tracing import traced
+from prompts import render
+
+
+def _analyses(state: PipelineState) -> list[Any]:
+    analyses = state.get("analyses", {})
+    return [analyses[r] for r in SPECIALISTS if r in analyses]
+
+
+def _turn(state: PipelineState, agent: str) -> str:
+    for turn in state.get("debate", []):
+        if turn.agent == agent:
+            return turn.text
+    raise KeyError(f"the {agent} agent has not spoken yet")
+
+
+@traced("trust")
+async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """R1 = optimize(R0, A): more evidence and sharper argument, stance untouched."""
+    prompt = render("findebate/trust", report=state["draft"].markdown, analyses=_analyses(state))
+    handle = runtime.context.models.chat("trust")
+    text = await complete(handle, prompt.messages(), role="trust")
+    return {"debate": [DebateTurn(agent="trust", model=handle.name, text=text)]}
+
+
+@traced("skeptic")
+async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """R2 = review(R1, A): risks, hedges and scenarios, stance untouched."""
+    prompt = render("findebate/skeptic", report=_turn(state, "trust"), analyses=_analyses(state))
+    handle = runtime.context.models.chat("skeptic")
+    text = await complete(handle, prompt.messages(), role="skeptic")
+    return {"debate": [DebateTurn(agent="skeptic", model=handle.name, text=text)]}
+
+
+@traced("leader")
+async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """R* = synthesize(R2, A): the final report, then its recommendations parsed for the guard."""
+    ctx = runtime.context
+    prompt = render(
+        "findebate/leader",
+        original=state["draft"].markdown,
+        trust=_turn(state, "trust"),
+        skeptic=_turn(state, "skeptic"),
+    )
+    handle = ctx.models.chat("leader")
+    text = await complete(handle, prompt.messages(), role="leader")
+    parsed = await parse_recommendations(ctx, text)
+    candidate = Draft(
+        author="leader",
+        model=handle.name,
+        markdown=text,
+        recommendations=parsed.value,
+        parse_error=parsed.error,
+    )
+    return {
+        "candidate": candidate,
+        "debate": [DebateTurn(agent="leader", model=handle.name, text=text)],
+    }

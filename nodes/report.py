@@ -1,0 +1,95 @@
+"""Assemble the `Report` from the final draft: canonical recommendations section, evidence,
+numeric grounding, debate log, trace, and which model wrote each part."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.context import RunContext
+from core.contract import DebateLog, Evidence, EvidencePassage, NodeTrace, Report
+from core.grounding import check_numbers
+from core.recommendations import render_missing_recommendations, render_recommendations
+from core.state import PipelineState
+
+_MODEL_HEADING = re.compile(r"^(#{1,6})\s*recommendations?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _passages(state: PipelineState) -> list[EvidencePassage]:
+    merged: dict[str, EvidencePassage] = {}
+    for passages in state.get("evidence", {}).values():
+        for p in passages:
+            if p.chunk_id in merged:
+                dims = merged[p.chunk_id].dimensions + [
+                    d for d in p.dimensions if d not in merged[p.chunk_id].dimensions
+                ]
+                merged[p.chunk_id] = merged[p.chunk_id].model_copy(update={"dimensions": dims})
+            else:
+                merged[p.chunk_id] = p
+    return sorted(merged.values(), key=lambda p: p.start)
+
+
+async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The last node of every pipeline. Pure assembly, no model call."""
+    started, t0 = datetime.now(UTC), time.perf_counter()
+    draft = state["draft"]
+    final = state.get("final", draft)
+    failures = list(state.get("failures", []))
+    body = _MODEL_HEADING.sub(r"\1 Recommendations (as written)", final.markdown.strip())
+    if final.recommendations:
+        section = render_recommendations(final.recommendations)
+    else:
+        reason = failures[0].reason if failures else (final.parse_error or "unknown")
+        section = render_missing_recommendations(final.author, reason)
+    transcript = state["transcript"]
+    numbers = check_numbers(body, [transcript.text])
+    decision = state.get("decision")
+    debate = None
+    if state["pipeline"] == "findebate":
+        debate = DebateLog(
+            turns=list(state.get("debate", [])),
+            decision=decision,
+            skipped_reason=None
+            if decision
+            else "the draft has no parseable recommendations, so there is nothing to debate",
+        )
+    own = NodeTrace(
+        node="report",
+        started_at=started,
+        ended_at=datetime.now(UTC),
+        duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+    )
+    trace = [*state.get("trace", []), own]
+    models = {t.node: ", ".join(t.models) for t in trace if t.models}
+    header = _header(state, final.model, runtime.context.model_note)
+    report = Report(
+        pipeline=state["pipeline"],
+        status="degraded" if failures else "succeeded",
+        created_at=datetime.now(UTC),
+        call=state["call"],
+        transcript_sha256=transcript.sha256,
+        markdown=f"{header}\n\n{body}\n\n{section}",
+        recommendations=final.recommendations or [],
+        failures=failures,
+        evidence=Evidence(passages=_passages(state), numbers=numbers),
+        trace=trace,
+        debate=debate,
+        models=models,
+        model_note=runtime.context.model_note,
+        notes=list(state.get("notes", [])),
+    )
+    return {"report": report, "trace": [own]}
+
+
+def _header(state: PipelineState, model: str, note: str | None) -> str:
+    call = state["call"]
+    name = " ".join(x for x in (call.company, f"({call.ticker})" if call.ticker else None) if x)
+    title = f"# {name or 'Earnings call'}{f' {call.period}' if call.period else ''}: analyst report"
+    lines = [title, "", f"_Pipeline `{state['pipeline']}`; final text written by `{model}`._"]
+    if note:
+        lines += ["", f"> **Model note:** {note}"]
+    return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""Ingest (chunk, embed, index) and retrieve evidence along named query dimensions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.chunking import fixed_chunks, recursive_chunks
+from core.context import RunContext
+from core.rag import to_passage
+from core.state import PipelineState
+from nodes.tracing import NodeFn, traced
+
+Chunking = Literal["recursive", "fixed"]
+
+
+def make_ingest(chunking: Chunking) -> NodeFn[PipelineState]:
+    """Index the transcript's chunks; a transcript already indexed is not embedded again."""
+
+    @traced("ingest")
+    async def ingest(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        transcript = state["transcript"]
+        words = runtime.context.options.chunk_words
+        if chunking == "recursive":
+            chunks = recursive_chunks(transcript, max_words=words)
+        else:
+            chunks = fixed_chunks(transcript, words=words)
+        result = await asyncio.to_thread(
+            runtime.context.index.ingest, transcript.sha256, chunks, f"{chunking[:3]}{words}"
+        )
+        note = (
+            f"ingest: reused the existing index of {result.n_chunks} chunks"
+            if result.reused
+            else f"ingest: indexed {result.n_chunks} {chunking} chunks of <= {words} words"
+        )
+        return {"collection": result.collection, "notes": [note]}
+
+    return ingest
+
+
+def make_retrieve(dimensions: Mapping[str, Sequence[str]]) -> NodeFn[PipelineState]:
+    """Run each dimension's queries against this transcript's collection only."""
+
+    @traced("retrieve")
+    async def retrieve(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        opts = runtime.context.options
+        hits = await asyncio.to_thread(
+            runtime.context.index.search,
+            state["collection"],
+            dimensions,
+            k=opts.retrieval_k,
+            per_dim=opts.evidence_per_dimension,
+        )
+        return {"evidence": {dim: [to_passage(h) for h in hs] for dim, hs in hits.items()}}
+
+    return retrieve

@@ -1,0 +1,75 @@
+"""Report writers: the FinDebate synthesizer and the baselines' single-prompt writers. Each writes
+the draft report R0, then parses its recommendation block."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.context import RunContext
+from core.contract import NodeFailure
+from core.llm import complete
+from core.rag import format_passages, interleave, take_words
+from core.state import Draft, PipelineState
+from nodes.parsing import parse_recommendations
+from nodes.specialists import SPECIALISTS
+from nodes.tracing import NodeFn, traced
+from prompts import Prompt, render
+
+Source = Literal["analyses", "evidence", "transcript"]
+WRITER_ROLE = "synthesizer"
+
+
+def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[Prompt, list[str]]:
+    call = state["call"]
+    if source == "analyses":
+        analyses = state.get("analyses", {})
+        ordered = [analyses[r] for r in SPECIALISTS if r in analyses]
+        return render("findebate/synthesizer", call=call, analyses=ordered), []
+    if source == "evidence":
+        ranked = interleave(list(state.get("evidence", {}).values()))
+        passages = take_words(ranked, ctx.options.evidence_words)
+        return render("baselines/standard_rag", call=call, evidence=format_passages(passages)), []
+    words = state["transcript"].text.split()
+    budget = ctx.options.transcript_words
+    notes = []
+    if len(words) > budget:
+        notes.append(
+            f"zero_shot: the transcript has {len(words):,} words; the model saw the first "
+            f"{budget:,} (EDESK_TRANSCRIPT_WORDS / the model's context window)"
+        )
+    text = " ".join(words[:budget]) if notes else state["transcript"].text
+    return render("baselines/zero_shot", call=call, transcript=text), notes
+
+
+def make_writer(source: Source) -> NodeFn[PipelineState]:
+    """Write R0 from specialist analyses, retrieved evidence, or the transcript itself."""
+
+    @traced("synthesize")
+    async def synthesize(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        prompt, notes = _prompt(source, state, ctx)
+        handle = ctx.models.chat(WRITER_ROLE)
+        markdown = await complete(handle, prompt.messages(), role=WRITER_ROLE)
+        parsed = await parse_recommendations(ctx, markdown)
+        draft = Draft(
+            author="synthesize",
+            model=handle.name,
+            markdown=markdown,
+            recommendations=parsed.value,
+            parse_error=parsed.error,
+        )
+        update: dict[str, Any] = {"draft": draft, "notes": notes}
+        if not parsed.ok:
+            update["failures"] = [
+                NodeFailure(
+                    node="synthesize",
+                    reason=f"recommendations unparseable after {parsed.attempts} attempts: "
+                    f"{parsed.error}",
+                    raw_output=parsed.raw_output,
+                )
+            ]
+        return update
+
+    return synthesize
