@@ -47,11 +47,14 @@ def read_transcript(path: Path, max_bytes: int) -> Transcript:
         raise UsageError(f"{path}: not a file")
     size = path.stat().st_size
     if size > max_bytes:
-        raise UsageError(f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit "
-                         "(EDESK_MAX_TRANSCRIPT_BYTES)")
+        raise UsageError(
+            f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit "
+            "(EDESK_MAX_TRANSCRIPT_BYTES)"
+        )
     try:
-        return parse_transcript(decode_transcript(path.read_bytes(), max_bytes=max_bytes),
-                                max_bytes=max_bytes)
+        return parse_transcript(
+            decode_transcript(path.read_bytes(), max_bytes=max_bytes), max_bytes=max_bytes
+        )
     except TranscriptError as exc:
         raise UsageError(f"{path}: {exc}") from None
 
@@ -68,13 +71,21 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
-    out_dir = Path(args.out) if args.out else Path("reports") / Path(args.path).name.split(".")[0] / args.pipeline
+    out_dir = (
+        Path(args.out)
+        if args.out
+        else Path("reports") / Path(args.path).name.split(".")[0] / args.pipeline
+    )
     console.print(
-        f"[bold]{args.pipeline}[/] on {args.path} ({transcript.format}, {transcript.n_words:,} words, "
-        f"{len(transcript.turns)} turns); provider {settings.provider}", highlight=False
+        f"[bold]{args.pipeline}[/] on {args.path} "
+        f"({transcript.format}, {transcript.n_words:,} words, "
+        f"{len(transcript.turns)} turns); provider {settings.provider}",
+        highlight=False,
     )
     async with Engine.open(settings) as engine:
-        with Progress(console, node_names(args.pipeline), f"{args.pipeline}: {args.path}") as progress:
+        with Progress(
+            console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
+        ) as progress:
             outcome = await engine.run(args.pipeline, transcript, call, on_event=progress)
     if outcome.report is None:
         console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
@@ -82,7 +93,9 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     paths = write_outputs(outcome, out_dir)
     report = outcome.report
     for rec in report.recommendations:
-        console.print(f"  {rec.horizon.value}: {rec.position.value} {rec.conviction}%", highlight=False)
+        console.print(
+            f"  {rec.horizon.value}: {rec.position.value} {rec.conviction}%", highlight=False
+        )
     for failure in report.failures:
         console.print(f"[magenta]degraded[/]: {failure.node}: {failure.reason}", highlight=False)
     console.print(f"wrote {', '.join(str(p) for p in paths)} ({report.tokens['total']:,} tokens)")
@@ -109,16 +122,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    console = Console(stderr=False)
-    err = Console(stderr=True)
+    console = Console(soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True)
     if args.command == "pipelines":
-        listing = {name: {"summary": spec.summary, "nodes": node_names(name)}
-                   for name, spec in PIPELINES.items()}
+        listing = {
+            name: {"summary": spec.summary, "nodes": node_names(name)}
+            for name, spec in PIPELINES.items()
+        }
         if args.json:
             print(json.dumps(listing, indent=2))
         else:
             for name, info in listing.items():
-                console.print(f"[bold]{name}[/]: {info['summary']}\n  nodes: {', '.join(info['nodes'])}")
+                console.print(
+                    f"[bold]{name}[/]: {info['summary']}\n  nodes: {', '.join(info['nodes'])}"
+                )
         return EXIT_OK
     if args.command == "graph":
         print(mermaid(args.name))

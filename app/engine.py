@@ -12,6 +12,7 @@ from typing import Any
 
 import aiosqlite
 from langchain_core.embeddings import Embeddings
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -25,7 +26,7 @@ from core.context import RunContext, RunOptions
 from core.contract import CallInfo, Report
 from core.llm import ModelSource
 from core.rag import TranscriptIndex
-from core.state import checkpoint_types
+from core.state import PipelineInput, checkpoint_types
 from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline
 
@@ -76,7 +77,10 @@ class Engine:
         self.index = index
         self.graphs = graphs
         self.context = RunContext(
-            models=models, index=index, options=options_from(settings), model_note=model_note(settings)
+            models=models,
+            index=index,
+            options=options_from(settings),
+            model_note=model_note(settings),
         )
 
     @classmethod
@@ -122,7 +126,9 @@ class Engine:
                 conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
             )
             await saver.setup()
-            graphs = {name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()}
+            graphs = {
+                name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
+            }
             yield cls(settings, models, index, graphs)
 
     async def run(
@@ -147,9 +153,13 @@ class Engine:
                     await result
 
         graph = self.graphs[pipeline]
-        config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
+        config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         await emit(RunStarted(run_id=run_id, pipeline=pipeline))
-        state_in = {"transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline}
+        state_in: PipelineInput = {
+            "transcript": transcript,
+            "call": call or CallInfo(),
+            "pipeline": pipeline,
+        }
         try:
             async for mode, chunk in graph.astream(
                 state_in, config, context=self.context, stream_mode=["tasks"]

@@ -68,11 +68,15 @@ def summarize(node: str, update: dict[str, Any]) -> str:
     """A one-line description of what a node produced, for progress displays."""
     if "report" in update:
         r = update["report"]
-        calls = ", ".join(f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in r.recommendations)
+        calls = ", ".join(
+            f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in r.recommendations
+        )
         return f"report {r.status}" + (f": {calls}" if calls else "")
     if "decision" in update:
         d = update["decision"]
-        return "revert: " + "; ".join(d.reasons) if d.reverted else "accept: recommendations preserved"
+        return (
+            "revert: " + "; ".join(d.reasons) if d.reverted else "accept: recommendations preserved"
+        )
     if "final" in update:
         return f"final report from {update['final'].author}"
     for key in ("draft", "candidate"):
@@ -80,7 +84,8 @@ def summarize(node: str, update: dict[str, Any]) -> str:
             d = update[key]
             if d.recommendations:
                 calls = ", ".join(
-                    f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in d.recommendations
+                    f"{x.horizon.value} {x.position.value} {x.conviction}%"
+                    for x in d.recommendations
                 )
                 return f"{len(d.markdown.split())} words; {calls}"
             return f"{len(d.markdown.split())} words; recommendations unparseable: {d.parse_error}"
@@ -105,7 +110,13 @@ def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
     if "input" in chunk:
         return [NodeStarted(run_id=run_id, node=node)]
     if chunk.get("error") is not None:
-        return [RunError(run_id=run_id, node=node, message=f"{type(chunk['error']).__name__}: {chunk['error']}")]
+        return [
+            RunError(
+                run_id=run_id,
+                node=node,
+                message=f"{type(chunk['error']).__name__}: {chunk['error']}",
+            )
+        ]
     result = chunk.get("result") or {}
     if not isinstance(result, dict):
         result = dict(result)

@@ -108,7 +108,8 @@ class LocalLlamaServer:
             if self._proc.poll() is not None:
                 hint = f" (log: {self.log_path})" if self.log_path else ""
                 raise LocalModelError(
-                    f"llama.cpp server exited with code {self._proc.returncode} while starting{hint}"
+                    f"llama.cpp server exited with code {self._proc.returncode} "
+                    f"while starting{hint}"
                 )
             try:
                 with urllib.request.urlopen(url, timeout=2) as resp:

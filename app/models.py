@@ -120,7 +120,11 @@ class LazyEmbeddings(Embeddings):
 
     @property
     def name(self) -> str:
-        return "all-MiniLM-L6-v2" if self.settings.embeddings == "default" else self.settings.embeddings
+        return (
+            "all-MiniLM-L6-v2"
+            if self.settings.embeddings == "default"
+            else self.settings.embeddings
+        )
 
     def _get(self) -> Embeddings:
         with self._lock:

@@ -12,7 +12,13 @@ from rich.table import Table
 
 from app.events import NodeFinished, NodeStarted, RunError, RunFinished, RunStarted
 
-_STYLE = {"pending": "dim", "running": "yellow", "ok": "green", "degraded": "magenta", "error": "red"}
+_STYLE = {
+    "pending": "dim",
+    "running": "yellow",
+    "ok": "green",
+    "degraded": "magenta",
+    "error": "red",
+}
 
 
 class Progress:
@@ -25,9 +31,14 @@ class Progress:
 
     def _table(self) -> Table:
         table = Table(title=self.title, expand=True)
-        for col, kw in (("node", {}), ("status", {}), ("time", {"justify": "right"}),
-                        ("tokens", {"justify": "right"}), ("output", {"ratio": 1})):
-            table.add_column(col, overflow="ellipsis", no_wrap=col == "output", **kw)  # type: ignore[arg-type]
+        for col, kw in (
+            ("node", {}),
+            ("status", {}),
+            ("time", {"justify": "right"}),
+            ("tokens", {"justify": "right"}),
+            ("output", {"ratio": 1}),
+        ):
+            table.add_column(col, overflow="ellipsis", no_wrap=col == "output", **kw)
         for node, (status, secs, tokens, summary) in self.rows.items():
             if status == "running" and node in self.started:
                 secs = f"{time.monotonic() - self.started[node]:.1f}s"
@@ -36,8 +47,12 @@ class Progress:
 
     def __enter__(self) -> Progress:
         if self.console.is_terminal:
-            self.live = Live(self._table(), console=self.console, refresh_per_second=4,
-                             get_renderable=self._table)
+            self.live = Live(
+                self._table(),
+                console=self.console,
+                refresh_per_second=4,
+                get_renderable=self._table,
+            )
             self.live.__enter__()
         return self
 
@@ -58,7 +73,9 @@ class Progress:
         elif isinstance(event, NodeFinished):
             secs = f"{(event.duration_ms or 0) / 1000:.1f}s"
             self.rows[event.node] = [event.outcome, secs, str(event.tokens or ""), event.summary]
-            self._line(f"[green]✓[/] {event.node} ({secs}, {event.tokens} tokens) {event.summary[:100]}")
+            self._line(
+                f"[green]✓[/] {event.node} ({secs}, {event.tokens} tokens) {event.summary[:100]}"
+            )
         elif isinstance(event, RunError):
             if event.node:
                 self.rows.setdefault(event.node, ["", "", "", ""])[0] = "error"

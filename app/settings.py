@@ -1,4 +1,4 @@
-"""Process settings (pydantic-settings, prefix EDESK_). Read when the app starts, never at import."""
+"""Process settings (pydantic-settings, prefix EDESK_), read at start-up, never at import."""
 
 from __future__ import annotations
 
@@ -109,7 +109,9 @@ class Settings(BaseSettings):
                 raise ValueError(f"unknown role {role!r} in role_models; roles: {', '.join(ROLES)}")
             provider = spec.split(":", 1)[0]
             if provider not in ("local", "openai", "fake"):
-                raise ValueError(f"role_models[{role!r}]={spec!r}: provider must be local/openai/fake")
+                raise ValueError(
+                    f"role_models[{role!r}]={spec!r}: provider must be local/openai/fake"
+                )
         return v
 
     @field_validator("max_tokens")
@@ -138,8 +140,15 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _positive(self) -> Settings:
-        for name in ("max_concurrency", "local_n_ctx", "local_threads", "max_transcript_bytes",
-                     "chunk_words", "retrieval_k", "evidence_per_dimension"):
+        for name in (
+            "max_concurrency",
+            "local_n_ctx",
+            "local_threads",
+            "max_transcript_bytes",
+            "chunk_words",
+            "retrieval_k",
+            "evidence_per_dimension",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
         if self.max_retries < 0 or self.parse_retries < 0:

@@ -26,8 +26,13 @@ class RunOptions:
             raise ValueError("parse_retries must be >= 0")
         if not 0 <= self.max_conviction_shift <= 100:
             raise ValueError("max_conviction_shift must be between 0 and 100")
-        for name in ("chunk_words", "retrieval_k", "evidence_per_dimension", "evidence_words",
-                     "transcript_words"):
+        for name in (
+            "chunk_words",
+            "retrieval_k",
+            "evidence_per_dimension",
+            "evidence_words",
+            "transcript_words",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
 

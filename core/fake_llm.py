@@ -56,7 +56,9 @@ class Script:
         elif self.default is not None:
             item = self.default
         else:
-            raise AssertionError(f"fake model script exhausted (call {len(self.calls)}, tool={tool})")
+            raise AssertionError(
+                f"fake model script exhausted (call {len(self.calls)}, tool={tool})"
+            )
         if callable(item) and not isinstance(item, BaseException):
             item = item(list(messages), tool)
         if isinstance(item, BaseException):

@@ -4,7 +4,7 @@ check (Algorithm 1's core_compromised) and the canonical `## Recommendations` ma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,10 +18,9 @@ from core.contract import (
     check_three_horizons,
 )
 
-
 # Bounds are also written as an enum and lengths so that grammar-constrained decoding (llama.cpp)
 # enforces them: small models ignore a bare minimum/maximum (stack.md). Values are still validated.
-_CONVICTION_SCHEMA = {"enum": list(range(101))}
+_CONVICTION_SCHEMA: dict[str, Any] = {"enum": list(range(101))}
 
 
 class HorizonCall(BaseModel):
@@ -54,7 +53,11 @@ class RecommendationBlock(BaseModel):
 
 def to_recommendations(block: RecommendationBlock) -> list[Recommendation]:
     """Validate a filled block into the contract's three recommendations (raises ValueError)."""
-    calls = {Horizon.DAY: block.one_day, Horizon.WEEK: block.one_week, Horizon.MONTH: block.one_month}
+    calls = {
+        Horizon.DAY: block.one_day,
+        Horizon.WEEK: block.one_week,
+        Horizon.MONTH: block.one_month,
+    }
     recs = [
         Recommendation(
             horizon=h,

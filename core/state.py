@@ -19,7 +19,6 @@ from core.contract import (
 )
 from core.transcript import Transcript
 
-
 K = TypeVar("K")
 V = TypeVar("V")
 

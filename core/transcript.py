@@ -71,7 +71,8 @@ def decode_transcript(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TranscriptError(
-            f"transcript is not valid UTF-8 (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); "
+            f"transcript is not valid UTF-8 (byte {exc.start}: "
+            f"{data[exc.start : exc.start + 1]!r}); "
             "save it as UTF-8 text or markdown"
         ) from None
     return text

@@ -24,15 +24,15 @@ PIPELINES: dict[str, PipelineSpec] = {
             "RAG, five specialists in parallel, synthesis, single-round safe debate with revert",
             build_findebate,
         ),
-        PipelineSpec(
-            "multi_agent", "FinDebate without the debate (ablation)", build_multi_agent
-        ),
+        PipelineSpec("multi_agent", "FinDebate without the debate (ablation)", build_multi_agent),
         PipelineSpec(
             "standard_rag",
             "fixed-size chunks, one generic query set, one writer (baseline)",
             build_standard_rag,
         ),
-        PipelineSpec("zero_shot", "the transcript straight to one writer (baseline)", build_zero_shot),
+        PipelineSpec(
+            "zero_shot", "the transcript straight to one writer (baseline)", build_zero_shot
+        ),
     )
 }
 

@@ -48,4 +48,7 @@ async def accept(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
 async def revert(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Return R0 unchanged; the reasons stay in the decision and the notes."""
     reasons = "; ".join(state["decision"].reasons)
-    return {"final": state["draft"], "notes": [f"debate reverted to the original report: {reasons}"]}
+    return {
+        "final": state["draft"],
+        "notes": [f"debate reverted to the original report: {reasons}"],
+    }

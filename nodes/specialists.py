@@ -44,5 +44,4 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         text = await complete(handle, prompt.messages(), role=role)
         return {"analyses": {role: Analysis(role=role, model=handle.name, text=text)}}
 
-    specialist.__name__ = role
     return specialist

@@ -37,7 +37,7 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[Prom
     if len(words) > budget:
         notes.append(
             f"zero_shot: the transcript has {len(words):,} words; the model saw the first "
-            f"{budget:,} (EDESK_TRANSCRIPT_WORDS / the model's context window)"
+            f"{budget:,} words (EDESK_TRANSCRIPT_WORDS, sized to the model's context window)"
         )
     text = " ".join(words[:budget]) if notes else state["transcript"].text
     return render("baselines/zero_shot", call=call, transcript=text), notes

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langgraph.runtime import Runtime
 
@@ -14,8 +14,13 @@ from core.context import RunContext
 from core.contract import NodeTrace
 from core.llm import CallStats, current_stats
 
-StateT = TypeVar("StateT")
-NodeFn = Callable[[StateT, Runtime[RunContext]], Awaitable[dict[str, Any]]]
+StateT = TypeVar("StateT", contravariant=True)
+
+
+class NodeFn(Protocol[StateT]):
+    """A node: `async (state, runtime) -> update` (matches LangGraph's runtime node protocol)."""
+
+    async def __call__(self, state: StateT, runtime: Runtime[RunContext]) -> dict[str, Any]: ...
 
 
 def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:

@@ -1,8 +1,9 @@
 """Prompt files and their renderer.
 
 Each prompt is `prompts/<pipeline>/<role>.md.j2`; it extends `_base.md.j2` (directly or through
-a shared layout) and fills a `system` block (professional identity) and a `user` block (the task). Rendering happens when a node runs (never at import) with strict
-undefined variables, so a missing slot is an error, not an empty string.
+a shared layout) and fills a `system` block (professional identity) and a `user` block (the
+task). Rendering happens when a node runs (never at import) with strict undefined variables, so
+a missing slot is an error, not an empty string.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""What graphs and nodes share: contract, state, run context, transcript parsing, RAG."""

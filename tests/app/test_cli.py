@@ -1,0 +1,113 @@
+"""The CLI as a user runs it: exit codes, messages, outputs (fake model, fake embeddings)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import EXIT_DEGRADED, EXIT_OK, EXIT_USAGE, main
+from graphs import PIPELINES
+from tests.conftest import SAMPLE
+
+
+@pytest.fixture(autouse=True)
+def fake_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+
+
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_analyze_writes_report(
+    pipeline: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = main(
+        [
+            "analyze",
+            str(SAMPLE),
+            "--pipeline",
+            pipeline,
+            "--company",
+            "Northwind",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == EXIT_OK, capsys.readouterr()
+    report = json.loads((out / "report.json").read_text())
+    assert report["pipeline"] == pipeline and report["status"] == "succeeded"
+    assert [r["horizon"] for r in report["recommendations"]] == ["1d", "1w", "1m"]
+    assert report["call"]["company"] == "Northwind"
+    md = (out / "report.md").read_text()
+    assert "## Recommendations" in md and "fake model" in md
+    printed = capsys.readouterr().out
+    assert "report" in printed and "1d: LONG 75%" in printed
+
+
+def test_analyze_default_out_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["analyze", str(SAMPLE), "--pipeline", "zero_shot"]) == EXIT_OK
+    assert (tmp_path / "reports" / "northwind_q2_2026" / "zero_shot" / "report.md").is_file()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"", "empty"), (b"   \n\n", "empty"), (b"\xff\xfe\x00bad", "UTF-8")],
+)
+def test_bad_input_refused(
+    content: bytes, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    assert main(["analyze", str(path), "--out", str(tmp_path / "o")]) == EXIT_USAGE
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_file_and_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(tmp_path / "nope.txt")]) == EXIT_USAGE
+    assert "no such file" in capsys.readouterr().err
+    assert main(["analyze", str(tmp_path)]) == EXIT_USAGE
+    assert "not a file" in capsys.readouterr().err
+
+
+def test_over_limit(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("EDESK_MAX_TRANSCRIPT_BYTES", "100")
+    assert main(["analyze", str(SAMPLE)]) == EXIT_USAGE
+    assert "100-byte limit" in capsys.readouterr().err
+
+
+def test_bad_settings(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("EDESK_TEMPERATURE", "7")
+    assert main(["analyze", str(SAMPLE)]) == EXIT_USAGE
+    assert "temperature" in capsys.readouterr().err
+
+
+def test_unknown_pipeline(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", str(SAMPLE), "--pipeline", "nope"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_degraded_exit_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from core import fake_llm
+
+    monkeypatch.setattr(fake_llm, "block", lambda *a, **k: {"one_day": {"position": "?"}})
+    code = main(["analyze", str(SAMPLE), "--pipeline", "zero_shot", "--out", str(tmp_path / "o")])
+    assert code == EXIT_DEGRADED
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["status"] == "degraded" and report["recommendations"] == []
+
+
+def test_pipelines_and_graph(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pipelines", "--json"]) == EXIT_OK
+    listing = json.loads(capsys.readouterr().out)
+    assert set(listing) == set(PIPELINES)
+    assert listing["findebate"]["nodes"][:2] == ["ingest", "retrieve"]
+    assert main(["graph", "findebate"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "integrity_check -.-> revert" in out and "graph TD" in out

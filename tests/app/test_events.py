@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from app.events import NodeFinished, NodeStarted, RunError, map_chunk
+from core.contract import NodeTrace
+
+
+def test_task_start_and_result() -> None:
+    [start] = map_chunk("r1", "tasks", {"id": "x", "name": "trust", "input": {}, "triggers": ()})
+    assert isinstance(start, NodeStarted) and start.node == "trust" and start.run_id == "r1"
+    now = datetime.now(UTC)
+    trace = NodeTrace(
+        node="trust",
+        started_at=now,
+        ended_at=now,
+        duration_ms=12.5,
+        prompt_tokens=10,
+        completion_tokens=5,
+    )
+    [done] = map_chunk(
+        "r1",
+        "tasks",
+        {"id": "x", "name": "trust", "error": None, "result": {"trace": [trace]}, "interrupts": []},
+    )
+    assert isinstance(done, NodeFinished)
+    assert (done.duration_ms, done.tokens, done.outcome) == (12.5, 15, "ok")
+
+
+def test_error_names_node() -> None:
+    [err] = map_chunk(
+        "r1",
+        "tasks",
+        {
+            "id": "x",
+            "name": "leader",
+            "error": TimeoutError("slow"),
+            "result": None,
+            "interrupts": [],
+        },
+    )
+    assert isinstance(err, RunError) and err.node == "leader" and "slow" in err.message
+
+
+def test_other_modes_ignored() -> None:
+    assert map_chunk("r1", "updates", {"trust": {}}) == []

@@ -1,0 +1,54 @@
+"""The bundled GGUF through llama.cpp's server and ChatOpenAI: the offline default's wiring."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from app.local_llm import LocalLlamaServer, LocalModelError, bundled_model_path
+from app.models import ModelFactory
+from app.settings import Settings
+from core.llm import complete, complete_structured
+from core.recommendations import RecommendationBlock, to_recommendations
+from prompts import render
+
+pytestmark = pytest.mark.local_model
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def test_server_chat_and_structured_output(tmp_path: Path) -> None:
+    with LocalLlamaServer(bundled_model_path(), log_path=tmp_path / "llama.log") as server:
+        assert _port_open(server.port)
+        models = ModelFactory(Settings(data_dir=tmp_path), local_base_url=server.base_url)
+        handle = models.chat("extractor")
+        assert handle.name == "local:smollm2"
+        text = await complete(handle, [("user", "Say hello.")], role="extractor")  # type: ignore[list-item]
+        assert text
+        prompt = render(
+            "shared/extract_recommendations",
+            report="1-day: LONG, conviction 75%. 1-week: LONG 72%. 1-month: SHORT 70%.",
+        )
+        out = await complete_structured(
+            handle, RecommendationBlock, prompt.messages(), validate=to_recommendations, retries=2
+        )
+        assert out.ok, out.error  # grammar-constrained: valid enum and bounds
+        assert out.value is not None and [r.horizon.value for r in out.value] == ["1d", "1w", "1m"]
+    assert not _port_open(server.port)  # stopped on exit
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(LocalModelError, match="not found"):
+        LocalLlamaServer(tmp_path / "nope.gguf")
+
+
+def test_broken_model_file_fails_fast(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"not a gguf")
+    with pytest.raises(LocalModelError, match="exited"):
+        LocalLlamaServer(bad, startup_timeout=60).start()

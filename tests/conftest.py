@@ -1,0 +1,49 @@
+"""Shared fixtures: the ../shared data (skipped with a message when absent) and a fake engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from app.engine import Engine
+from app.settings import Settings
+from core.fake_llm import FakeModels
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+ECTSUM = SHARED / "data" / "ectsum"
+SAMPLE = REPO / "samples" / "northwind_q2_2026.md"
+
+
+@pytest.fixture
+def ectsum() -> Path:
+    if not ECTSUM.is_dir():
+        pytest.skip(f"ECTSum data not found at {ECTSUM} (clone with ../shared beside the repo)")
+    return ECTSUM
+
+
+@pytest.fixture
+def sample_text() -> str:
+    return SAMPLE.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def fake_engine(tmp_path: Path) -> Callable[..., object]:
+    """`async with fake_engine(models, **settings) as engine:`: temp data dir, fake embeddings."""
+
+    @asynccontextmanager
+    async def make(models: FakeModels, **overrides: object) -> AsyncIterator[Engine]:
+        settings = Settings(data_dir=tmp_path / "data", provider="fake", **overrides)  # type: ignore[arg-type]
+        async with Engine.open(
+            settings,
+            models=models,
+            embeddings=DeterministicFakeEmbedding(size=32),
+            embedding_name="deterministic-fake",
+        ) as engine:
+            yield engine
+
+    return make

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import pytest
+
+from core.grounding import check_numbers, extract_figures
+
+SOURCE = (
+    "Revenue rose 10.7 percent to 1,543.1 million. Adjusted EPS was $0.90. "
+    "Net interest margin expanded 15 basis points. We hired 2,300 people."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "grounded"),
+    [
+        ("Revenue rose 10.7% year over year.", True),
+        ("Revenue reached $1.54 billion.", True),  # 1,543.1 million within rounding
+        ("Revenue reached $1.6 billion.", False),
+        ("Adjusted EPS of $0.90 beat.", True),
+        ("Adjusted EPS of $0.95 beat.", False),
+        ("NIM up 0.15% on the quarter.", True),  # 15 basis points
+        ("Headcount grew by 2,300.", True),
+        ("Revenue rose 12.5%.", False),
+        ("Margin of 1,543.1 percent", False),  # percent never matches a plain amount
+    ],
+)
+def test_claims(claim: str, grounded: bool) -> None:
+    checks = check_numbers(claim, [SOURCE])
+    assert len(checks) == 1, checks
+    assert checks[0].grounded is grounded
+
+
+def test_report_apparatus_is_not_a_claim() -> None:
+    text = "### 1-Day Trading Recommendation\nPosition: LONG\nConviction: 75%\n1. First point"
+    assert check_numbers(text, [SOURCE]) == []
+
+
+def test_duplicates_reported_once_with_context() -> None:
+    checks = check_numbers("EPS $0.90 and again $0.90.", [SOURCE])
+    assert len(checks) == 1 and "EPS" in checks[0].context
+    assert checks[0].source_text == "$0.90"
+
+
+def test_scales() -> None:
+    values = {f.text: f.value for f in extract_figures("$2bn, 3.5 million, 40k, $1.2 trillion")}
+    assert values == {"$2bn": 2e9, "3.5 million": 3.5e6, "40k": 4e4, "$1.2 trillion": 1.2e12}

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from core.chunking import recursive_chunks
+from core.rag import FINDEBATE_DIMENSIONS, TranscriptIndex, interleave, take_words, to_passage
+from core.transcript import parse_transcript
+
+
+class CountingEmbeddings(DeterministicFakeEmbedding):
+    documents: int = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents += len(texts)
+        return super().embed_documents(texts)
+
+
+def _index(tmp_path: Path) -> tuple[TranscriptIndex, CountingEmbeddings]:
+    emb = CountingEmbeddings(size=16)
+    return TranscriptIndex.on_disk(tmp_path / "chroma", emb, "counting"), emb
+
+
+def test_reingest_embeds_nothing(tmp_path: Path, sample_text: str) -> None:
+    index, emb = _index(tmp_path)
+    t = parse_transcript(sample_text)
+    chunks = recursive_chunks(t, max_words=60)
+    first = index.ingest(t.sha256, chunks, "rec60")
+    assert not first.reused and first.n_chunks == len(chunks) and emb.documents == len(chunks)
+    second = index.ingest(t.sha256, chunks, "rec60")
+    assert second.reused and second.collection == first.collection
+    assert emb.documents == len(chunks)  # nothing embedded again
+    # a fresh process (new client on the same directory) reuses it too
+    index2, emb2 = _index(tmp_path)
+    assert index2.ingest(t.sha256, chunks, "rec60").reused and emb2.documents == 0
+
+
+def test_partial_index_is_rebuilt(tmp_path: Path, sample_text: str) -> None:
+    index, _ = _index(tmp_path)
+    t = parse_transcript(sample_text)
+    chunks = recursive_chunks(t, max_words=60)
+    index.ingest(t.sha256, chunks[:2], "rec60")  # as if a crash cut the ingest short
+    again = index.ingest(t.sha256, chunks, "rec60")
+    assert not again.reused and again.n_chunks == len(chunks)
+
+
+def test_retrieval_never_crosses_transcripts(tmp_path: Path, sample_text: str) -> None:
+    index, _ = _index(tmp_path)
+    a = parse_transcript(sample_text)
+    b = parse_transcript("Other company. Revenue fell 40%. " * 30)
+    ra = index.ingest(a.sha256, recursive_chunks(a, max_words=40), "rec40")
+    rb = index.ingest(b.sha256, recursive_chunks(b, max_words=40), "rec40")
+    assert ra.collection != rb.collection
+    hits = index.search(ra.collection, FINDEBATE_DIMENSIONS, k=10, per_dim=50)
+    ids = {h.chunk.id for hs in hits.values() for h in hs}
+    assert ids and all(i.startswith(a.sha256[:12]) for i in ids)
+    for hs in hits.values():  # de-duplicated within a dimension, best first
+        assert len({h.chunk.id for h in hs}) == len(hs)
+        assert [h.score for h in hs] == sorted((h.score for h in hs), reverse=True)
+        for h in hs:
+            assert a.text[h.chunk.start : h.chunk.end] == h.chunk.text
+
+
+def test_collection_depends_on_embedding_model(tmp_path: Path) -> None:
+    emb = DeterministicFakeEmbedding(size=8)
+    a = TranscriptIndex.on_disk(tmp_path / "c", emb, "model-a")
+    b = TranscriptIndex.on_disk(tmp_path / "c", emb, "model-b")
+    assert a.collection_name("ab" * 32, "rec150") != b.collection_name("ab" * 32, "rec150")
+
+
+def test_take_words_and_interleave(tmp_path: Path, sample_text: str) -> None:
+    index, _ = _index(tmp_path)
+    t = parse_transcript(sample_text)
+    r = index.ingest(t.sha256, recursive_chunks(t, max_words=40), "rec40")
+    hits = index.search(r.collection, FINDEBATE_DIMENSIONS, k=4, per_dim=4)
+    groups = [[to_passage(h) for h in hs] for hs in hits.values()]
+    merged = interleave(groups)
+    assert len({p.chunk_id for p in merged}) == len(merged)
+    assert merged[0].chunk_id == groups[0][0].chunk_id
+    picked = take_words(merged, 60)
+    assert sum(len(p.text.split()) for p in picked) <= 60 or len(picked) == 1
+    assert [p.start for p in picked] == sorted(p.start for p in picked)

@@ -1,0 +1,72 @@
+"""zero_shot, standard_rag and multi_agent: each route, driven by scripted fakes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.fake_llm import FakeModels, Script
+from core.transcript import parse_transcript
+from nodes.specialists import SPECIALISTS
+from tests.scripts import block, findebate_models
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_multi_agent_has_no_debate(fake_engine: Any, sample_text: str) -> None:
+    models = findebate_models(block())
+    async with fake_engine(models) as engine:
+        out = await engine.run("multi_agent", parse_transcript(sample_text))
+    assert out.report is not None and out.report.status == "succeeded"
+    assert out.report.debate is None
+    nodes = [t.node for t in out.report.trace]
+    assert set(SPECIALISTS) <= set(nodes) and "trust" not in nodes
+    assert models.script("trust").calls == []
+
+
+async def test_zero_shot_sees_the_transcript_and_notes_truncation(
+    fake_engine: Any, sample_text: str
+) -> None:
+    writer = Script.of(default="report")
+    models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
+    async with fake_engine(models, transcript_words=50) as engine:
+        out = await engine.run("zero_shot", parse_transcript(sample_text))
+    assert out.report is not None and out.report.status == "succeeded"
+    assert [t.node for t in out.report.trace] == ["synthesize", "report"]
+    prompt = writer.calls[0].text
+    assert "Northwind" in prompt and "speculate on that" not in prompt  # cut at 50 words
+    assert any("first 50 words" in n for n in out.report.notes)
+    assert out.report.evidence.passages == []
+
+
+async def test_zero_shot_degraded_when_block_never_parses(
+    fake_engine: Any, sample_text: str
+) -> None:
+    models = FakeModels(
+        {"synthesizer": Script.of(default="report"), "extractor": Script.of(default="no tool")}
+    )
+    async with fake_engine(models, parse_retries=1) as engine:
+        out = await engine.run("zero_shot", parse_transcript(sample_text))
+    assert out.report is not None and out.report.status == "degraded"
+    assert out.report.failures[0].node == "synthesize"
+    assert "2 attempts" in out.report.failures[0].reason
+    assert len(models.script("extractor").calls) == 2
+
+
+async def test_standard_rag_uses_fixed_chunks_and_one_query_set(
+    fake_engine: Any, sample_text: str
+) -> None:
+    writer = Script.of(default="report")
+    models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
+    async with fake_engine(models) as engine:
+        out = await engine.run("standard_rag", parse_transcript(sample_text))
+        collection = (
+            await engine.graphs["standard_rag"].aget_state(
+                {"configurable": {"thread_id": out.run_id}}
+            )
+        ).values["collection"]
+    assert out.report is not None and out.report.status == "succeeded"
+    assert "-fix150-" in collection
+    assert {d for p in out.report.evidence.passages for d in p.dimensions} == {"standard"}
+    assert any(f"[{p.chunk_id}]" in writer.calls[0].text for p in out.report.evidence.passages)

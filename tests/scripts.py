@@ -1,0 +1,28 @@
+"""Scripted fake models for the FinDebate family: one script per role, extractor answers queued."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.fake_llm import FakeModels, Script, block
+from nodes.specialists import SPECIALISTS
+
+DRAFT = (
+    "## Summary\nRevenue rose 10.7% to $1.54 billion.\n\n"
+    "## Multi-Timeframe Investment Strategy\n..."
+)
+LEADER = "## Final report\nRevenue rose 10.7% to $1.54 billion; risks are manageable."
+
+
+def findebate_models(*extractor: Any, specialist_text: str = "analysis") -> FakeModels:
+    """Fakes for every role; `extractor` answers are consumed in order (draft, then leader)."""
+    scripts = {role: Script.of(default=f"{role} {specialist_text}") for role in SPECIALISTS}
+    scripts["synthesizer"] = Script.of(default=DRAFT)
+    scripts["trust"] = Script.of(default="TRUST: stronger evidence, same stance.")
+    scripts["skeptic"] = Script.of(default="SKEPTIC: risks and hedges, same stance.")
+    scripts["leader"] = Script.of(default=LEADER)
+    scripts["extractor"] = Script.of(*extractor)
+    return FakeModels(scripts)
+
+
+__all__ = ["DRAFT", "LEADER", "block", "findebate_models"]
