@@ -152,7 +152,7 @@ def build_embeddings(settings: Settings) -> Embeddings:
     from langchain_huggingface import HuggingFaceEmbeddings
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # it would tear through the CLI's live progress table
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # it would tear through the CLI's live progress table
 
     if settings.embeddings == "default":
         try:

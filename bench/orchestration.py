@@ -67,6 +67,7 @@ async def measure(latency: float, runs: int) -> tuple[float, float, Report]:
                 assert out.report is not None
                 walls.append(wall)
                 overheads.append(wall - busy_seconds(out.report))
+    assert out.report is not None
     return statistics.median(walls), statistics.median(overheads), out.report
 
 
