@@ -9,8 +9,8 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.contract import DebateTurn
 from core.llm import complete
-from core.state import Draft, PipelineState
-from nodes.parsing import parse_recommendations
+from core.state import PipelineState
+from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
 from prompts import render
@@ -56,17 +56,8 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),
     )
-    handle = ctx.models.chat("leader")
-    text = await complete(handle, prompt.messages(), role="leader")
-    parsed = await parse_recommendations(ctx, text)
-    candidate = Draft(
-        author="leader",
-        model=handle.name,
-        markdown=text,
-        recommendations=parsed.value,
-        parse_error=parsed.error,
-    )
+    candidate, _ = await write_draft(ctx, "leader", "leader", prompt)
     return {
         "candidate": candidate,
-        "debate": [DebateTurn(agent="leader", model=handle.name, text=text)],
+        "debate": [DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown)],
     }

@@ -9,10 +9,9 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import NodeFailure
-from core.llm import complete
 from core.rag import format_passages, interleave, take_words
-from core.state import Draft, PipelineState
-from nodes.parsing import parse_recommendations
+from core.state import PipelineState
+from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import NodeFn, traced
 from prompts import Prompt, render
@@ -50,16 +49,7 @@ def make_writer(source: Source) -> NodeFn[PipelineState]:
     async def synthesize(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         prompt, notes = _prompt(source, state, ctx)
-        handle = ctx.models.chat(WRITER_ROLE)
-        markdown = await complete(handle, prompt.messages(), role=WRITER_ROLE)
-        parsed = await parse_recommendations(ctx, markdown)
-        draft = Draft(
-            author="synthesize",
-            model=handle.name,
-            markdown=markdown,
-            recommendations=parsed.value,
-            parse_error=parsed.error,
-        )
+        draft, parsed = await write_draft(ctx, WRITER_ROLE, "synthesize", prompt)
         update: dict[str, Any] = {"draft": draft, "notes": notes}
         if not parsed.ok:
             update["failures"] = [
