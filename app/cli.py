@@ -1,4 +1,4 @@
-"""`earnings-desk`: analyze a transcript, list pipelines, print a pipeline's graph.
+"""`earnings-desk`: analyze a transcript, list pipelines, print a pipeline's graph, serve the API.
 
 Exit codes: 0 succeeded, 1 run failed, 2 bad input or settings, 3 report degraded (written, but
 a node's output could not be parsed; see the report's failures).
@@ -117,7 +117,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
     gr.add_argument("name", choices=list(PIPELINES))
+    sv = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs)")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return parser
+
+
+def serve(args: argparse.Namespace, settings: Settings) -> int:
+    import logging
+
+    import uvicorn
+
+    from app.api import create_app
+
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # uvicorn's own access log prints query strings (which may hold an access_token): ours
+    # (app.api) logs method, path, status and time only.
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        access_log=False,
+    )
+    return EXIT_OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         err.print(f"[red]error:[/] invalid EDESK_ settings:\n{exc}")
         return EXIT_USAGE
+    if args.command == "serve":
+        try:
+            return serve(args, settings)
+        except (ConfigError, LocalModelError) as exc:
+            err.print(f"[red]error:[/] {exc}", highlight=False)
+            return EXIT_USAGE
     try:
         return asyncio.run(_analyze(args, settings, console))
     except (UsageError, ConfigError, LocalModelError) as exc:

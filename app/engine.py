@@ -7,8 +7,8 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
 
 import aiosqlite
 from langchain_core.embeddings import Embeddings
@@ -16,13 +16,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import StreamMode
 from pydantic import BaseModel
 
 from app.events import RunError, RunFinished, RunStarted, map_chunk
 from app.local_llm import BUNDLED_NOTE, LocalLlamaServer, bundled_model_path
 from app.models import LazyEmbeddings, ModelFactory
 from app.settings import Settings
-from core.context import RunContext, RunOptions
+from core.context import RunContext, RunControl, RunOptions, RunStopped
 from core.contract import CallInfo, Report
 from core.llm import ModelSource
 from core.rag import TranscriptIndex
@@ -41,6 +42,7 @@ class RunOutcome:
     report: Report | None = None
     error: str | None = None
     failed_node: str | None = None
+    reason: str | None = None
     events: list[BaseModel] = field(default_factory=list)
 
 
@@ -71,8 +73,10 @@ class Engine:
         models: ModelSource,
         index: TranscriptIndex,
         graphs: dict[str, CompiledStateGraph[Any, Any, Any, Any]],
+        checkpointer: AsyncSqliteSaver,
     ) -> None:
         self.settings = settings
+        self.checkpointer = checkpointer
         self.models = models
         self.index = index
         self.graphs = graphs
@@ -129,21 +133,37 @@ class Engine:
             graphs = {
                 name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
             }
-            yield cls(settings, models, index, graphs)
+            yield cls(settings, models, index, graphs, saver)
+
+    def run_context(
+        self, options: RunOptions | None = None, control: RunControl | None = None
+    ) -> RunContext:
+        """This run's context: the engine's models and index, the run's options and brakes."""
+        return replace(
+            self.context,
+            options=options or self.context.options,
+            control=control or RunControl(),
+        )
 
     async def run(
         self,
         pipeline: str,
-        transcript: Transcript,
+        transcript: Transcript | None,
         call: CallInfo | None = None,
         *,
         run_id: str | None = None,
         on_event: EventSink | None = None,
+        options: RunOptions | None = None,
+        control: RunControl | None = None,
+        stream_tokens: bool = False,
     ) -> RunOutcome:
-        """Run one pipeline to its end; failures come back in the outcome, naming the node."""
+        """Run one pipeline to its end, or resume it from its checkpoint (`transcript=None`).
+        Failures and stops come back in the outcome, naming the node; nothing is raised."""
         get_pipeline(pipeline)  # a clear KeyError for an unknown name
         run_id = run_id or uuid.uuid4().hex
         outcome = RunOutcome(run_id=run_id, pipeline=pipeline, status="running")
+        control = control or RunControl()
+        context = self.run_context(options, control)
 
         async def emit(event: BaseModel) -> None:
             outcome.events.append(event)
@@ -154,27 +174,40 @@ class Engine:
 
         graph = self.graphs[pipeline]
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
-        await emit(RunStarted(run_id=run_id, pipeline=pipeline))
-        state_in: PipelineInput = {
-            "transcript": transcript,
-            "call": call or CallInfo(),
-            "pipeline": pipeline,
-        }
+        state_in: PipelineInput | None = None
+        if transcript is not None:
+            state_in = {"transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline}
+        else:
+            snapshot = await graph.aget_state(config)
+            if not snapshot.values:
+                raise KeyError(f"run {run_id} has no checkpoint to resume from")
+            done = snapshot.values.get("trace", [])
+            control.tokens_used = sum(t.prompt_tokens + t.completion_tokens for t in done)
+        await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
+        modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
         try:
+            # durability="sync": a step's checkpoint is on disk before the next step starts, so
+            # a process killed mid-run resumes without re-running finished nodes
             async for mode, chunk in graph.astream(
-                state_in, config, context=self.context, stream_mode=["tasks"]
+                state_in, config, context=context, stream_mode=modes, durability="sync"
             ):
                 for event in map_chunk(run_id, mode, chunk):
                     if isinstance(event, RunError):
                         outcome.failed_node = event.node
                         outcome.error = event.message
                     await emit(event)
+        except RunStopped as stop:
+            status: Final = "cancelled" if stop.reason == "cancelled" else "failed"
+            outcome.status, outcome.reason, outcome.error = status, stop.reason, stop.detail
+            await emit(RunFinished(run_id=run_id, status=status, reason=stop.reason))
+            return outcome
         except Exception as exc:  # the run failed: record it (node and reason), don't hide it
             outcome.status = "failed"
+            outcome.reason = "error"
             outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"
             if outcome.failed_node is None:
                 await emit(RunError(run_id=run_id, message=outcome.error))
-            await emit(RunFinished(run_id=run_id, status="failed"))
+            await emit(RunFinished(run_id=run_id, status="failed", reason="error"))
             return outcome
         state = await graph.aget_state(config)
         report: Report = state.values["report"]

@@ -18,6 +18,7 @@ class RunStarted(BaseModel):
     type: Literal["run_started"] = "run_started"
     run_id: str
     pipeline: str
+    resumed: bool = False
     at: datetime = Field(default_factory=_now)
 
 
@@ -39,6 +40,15 @@ class NodeFinished(BaseModel):
     at: datetime = Field(default_factory=_now)
 
 
+class TokenDelta(BaseModel):
+    """Streamed model text (only for runs started with stream_tokens; live, never replayed)."""
+
+    type: Literal["token"] = "token"
+    run_id: str
+    node: str
+    text: str
+
+
 class RunError(BaseModel):
     type: Literal["error"] = "error"
     run_id: str
@@ -51,11 +61,14 @@ class RunFinished(BaseModel):
     type: Literal["run_finished"] = "run_finished"
     run_id: str
     status: Literal["succeeded", "degraded", "failed", "cancelled"]
+    reason: str | None = None
+    report_url: str | None = None
     at: datetime = Field(default_factory=_now)
 
 
 Event = Annotated[
-    RunStarted | NodeStarted | NodeFinished | RunError | RunFinished, Field(discriminator="type")
+    RunStarted | NodeStarted | NodeFinished | TokenDelta | RunError | RunFinished,
+    Field(discriminator="type"),
 ]
 
 
@@ -103,7 +116,15 @@ def summarize(node: str, update: dict[str, Any]) -> str:
 
 
 def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
-    """LangGraph `tasks` stream chunks -> node_started / node_finished / error events."""
+    """LangGraph stream chunks -> node_started / node_finished / error (`tasks` mode) and token
+    (`messages` mode) events."""
+    if mode == "messages":
+        message, meta = chunk
+        text = getattr(message, "content", "")
+        node = meta.get("langgraph_node") if isinstance(meta, dict) else None
+        if isinstance(text, str) and text and node:
+            return [TokenDelta(run_id=run_id, node=str(node), text=text)]
+        return []
     if mode != "tasks" or not isinstance(chunk, dict) or "name" not in chunk:
         return []
     node = str(chunk["name"])

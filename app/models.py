@@ -47,7 +47,7 @@ class ModelFactory(ModelSource):
         self.local_base_url = local_base_url
         self._handles: dict[str, ChatHandle] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
-        self._fakes = FakeModels(default=Script.of(default=canned))
+        self._fakes = FakeModels(default=Script.of(default=canned), latency=settings.fake_latency)
         for role in ROLES:  # fail at start-up, not mid-run
             role_spec(settings, role)
 

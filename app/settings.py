@@ -92,6 +92,21 @@ class Settings(BaseSettings):
     )
     embeddings_offline: bool = True
 
+    # service
+    max_runs: int = Field(default=2, description="runs executing at once; the rest wait queued")
+    token_budget: int | None = Field(default=None, description="default per-run token budget")
+    prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict,
+        description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
+        '"completion": 10}}',
+    )
+    api_keys: str | None = Field(
+        default=None, description="comma-separated bearer keys; unset = no auth"
+    )
+    cors_origins: str = Field(default="", description="comma-separated allowed CORS origins")
+    sse_heartbeat: float = 15.0
+    fake_latency: float = Field(default=0.0, description="seconds per call for provider=fake")
+
     max_transcript_bytes: int = 1_000_000
     parse_retries: int = 2
     max_conviction_shift: int = 10
@@ -141,6 +156,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _positive(self) -> Settings:
         for name in (
+            "max_runs",
             "max_concurrency",
             "local_n_ctx",
             "local_threads",
@@ -181,6 +197,16 @@ class Settings(BaseSettings):
         if self.transcript_words is not None:
             return self.transcript_words
         return 1800 if self.provider == "local" else 60_000
+
+    def api_key_list(self) -> list[str]:
+        return [k.strip() for k in (self.api_keys or "").split(",") if k.strip()]
+
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
+
+    @property
+    def runs_path(self) -> Path:
+        return self.data_dir / "runs.sqlite"
 
     @property
     def checkpoints_path(self) -> Path:

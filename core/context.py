@@ -3,7 +3,8 @@ index and the per-run options. Frozen: a run's settings never change under it.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from core.llm import ModelSource
 from core.rag import TranscriptIndex
@@ -37,9 +38,41 @@ class RunOptions:
                 raise ValueError(f"{name} must be >= 1")
 
 
+class RunStopped(Exception):
+    """Raised at a node boundary when the run was cancelled or went over its token budget."""
+
+    def __init__(self, reason: Literal["cancelled", "budget"], detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class RunControl:
+    """One run's brakes, checked before every node starts: cancel, and a token budget."""
+
+    token_budget: int | None = None
+    tokens_used: int = 0
+    cancelled: bool = False
+
+    def check(self, node: str) -> None:
+        if self.cancelled:
+            raise RunStopped("cancelled", f"cancelled before {node}")
+        if self.token_budget is not None and self.tokens_used >= self.token_budget:
+            raise RunStopped(
+                "budget",
+                f"token budget exhausted before {node}: "
+                f"{self.tokens_used:,} used of {self.token_budget:,}",
+            )
+
+    def spend(self, tokens: int) -> None:
+        self.tokens_used += tokens
+
+
 @dataclass(frozen=True)
 class RunContext:
     models: ModelSource
     index: TranscriptIndex
     options: RunOptions
     model_note: str | None = None
+    control: RunControl = field(default_factory=RunControl)

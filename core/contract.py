@@ -110,6 +110,9 @@ class NodeTrace(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0
+    usage: dict[str, tuple[int, int]] = Field(
+        default_factory=dict, description="model -> (prompt tokens, completion tokens)"
+    )
     outcome: Literal["ok", "degraded", "skipped", "error"] = "ok"
     detail: str | None = None
 

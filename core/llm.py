@@ -48,6 +48,7 @@ class CallStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0
+    usage: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def record(self, model: str, message: BaseMessage | None) -> None:
         self.calls += 1
@@ -55,8 +56,14 @@ class CallStats:
             self.models.append(model)
         usage = getattr(message, "usage_metadata", None) if message is not None else None
         if usage:
-            self.prompt_tokens += int(usage.get("input_tokens", 0))
-            self.completion_tokens += int(usage.get("output_tokens", 0))
+            prompt, completion = (
+                int(usage.get("input_tokens", 0)),
+                int(usage.get("output_tokens", 0)),
+            )
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+            p0, c0 = self.usage.get(model, (0, 0))
+            self.usage[model] = (p0 + prompt, c0 + completion)
 
 
 current_stats: ContextVar[CallStats | None] = ContextVar("edesk_call_stats", default=None)

@@ -94,6 +94,10 @@ class TranscriptIndex:
         )
         return cls(client, embeddings, embedding_name)
 
+    def heartbeat(self) -> None:
+        """Raises if the vector store does not answer."""
+        self._client.heartbeat()
+
     def collection_name(self, transcript_sha: str, scheme: str) -> str:
         return f"tx-{transcript_sha[:24]}-{scheme}-{self._fingerprint}"
 

@@ -35,6 +35,7 @@ def _passages(state: PipelineState) -> list[EvidencePassage]:
 
 async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The last node of every pipeline. Pure assembly, no model call."""
+    runtime.context.control.check("report")
     started, t0 = datetime.now(UTC), time.perf_counter()
     draft = state["draft"]
     final = state.get("final", draft)

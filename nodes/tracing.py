@@ -29,6 +29,7 @@ def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
     def decorate(fn: NodeFn[StateT]) -> NodeFn[StateT]:
         @functools.wraps(fn)
         async def node(state: StateT, runtime: Runtime[RunContext]) -> dict[str, Any]:
+            runtime.context.control.check(name)
             stats = CallStats()
             token = current_stats.set(stats)
             started = datetime.now(UTC)
@@ -47,9 +48,11 @@ def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
                 prompt_tokens=stats.prompt_tokens,
                 completion_tokens=stats.completion_tokens,
                 retries=stats.retries,
+                usage=stats.usage,
                 outcome="degraded" if update.get("failures") else "ok",
                 detail="; ".join(f.reason for f in update.get("failures", [])) or None,
             )
+            runtime.context.control.spend(stats.prompt_tokens + stats.completion_tokens)
             return {**update, "trace": [trace]}
 
         return node

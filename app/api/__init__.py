@@ -1,0 +1,114 @@
+"""The FastAPI app factory. The lifespan opens the engine (models, index, checkpointer, every
+graph compiled once), the run store and the run manager, and resumes unfinished runs."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.openapi.utils import get_openapi
+from langchain_core.embeddings import Embeddings
+
+from app.api import errors
+from app.api.routes_meta import pipeline_info
+from app.api.routes_meta import router as meta_router
+from app.api.routes_runs import router as runs_router
+from app.api.schemas import RunCreate
+from app.engine import Engine
+from app.runs import RunManager
+from app.settings import Settings
+from app.store import RunStore
+from core.llm import ModelSource
+from graphs import PIPELINES
+
+log = logging.getLogger("earnings_desk.http")
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    models: ModelSource | None = None,
+    embeddings: Embeddings | None = None,
+    embedding_name: str | None = None,
+) -> FastAPI:
+    """Build the app; `models`/`embeddings` replace the factory's (tests)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        cfg = app.state.settings
+        async with Engine.open(
+            cfg, models=models, embeddings=embeddings, embedding_name=embedding_name
+        ) as engine:
+            store = await RunStore.open(cfg.runs_path)
+            manager = RunManager(engine, store, cfg)
+            app.state.manager = manager
+            app.state.pipelines = [pipeline_info(name) for name in PIPELINES]
+            await manager.resume_unfinished()
+            try:
+                yield
+            finally:
+                await manager.shutdown()
+                await store.close()
+
+    app = FastAPI(
+        title="Earnings Desk",
+        version="0.1.0",
+        summary="Earnings-call transcript -> analyst report with typed 1d/1w/1m recommendations",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings or Settings()
+    errors.install(app)
+    origins = app.state.settings.cors_origin_list()
+    if origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=["Location"],
+        )
+
+    @app.middleware("http")
+    async def access_log(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        # path only: query strings may carry an access_token, bodies carry transcripts
+        t0 = time.perf_counter()
+        response = await call_next(request)
+        log.info(
+            "%s %s %d %.0fms",
+            request.method,
+            request.url.path,
+            response.status_code,
+            (time.perf_counter() - t0) * 1000,
+        )
+        return response
+
+    app.include_router(runs_router)
+    app.include_router(meta_router)
+    _document_run_body(app)
+    return app
+
+
+def _document_run_body(app: FastAPI) -> None:
+    """POST /v1/runs parses its body itself (JSON or multipart), so FastAPI does not see
+    RunCreate: add it (and what it references) to the schema's components."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = get_openapi(
+                title=app.title, version=app.version, summary=app.summary, routes=app.routes
+            )
+            schema = RunCreate.model_json_schema(ref_template="#/components/schemas/{model}")
+            components = spec.setdefault("components", {}).setdefault("schemas", {})
+            components.update(schema.pop("$defs", {}))
+            components["RunCreate"] = schema
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

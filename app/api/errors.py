@@ -1,0 +1,60 @@
+"""Every refusal is JSON: `{"detail": [{"loc": [...], "msg": ..., "type": ...}]}` for bad fields
+(422, the same shape FastAPI uses), `{"detail": "..."}` otherwise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+
+class FieldError(Exception):
+    """A request field is unusable: 422 naming it (or another 4xx, e.g. 413 for size)."""
+
+    def __init__(self, field: str, message: str, *, status: int = 422, kind: str = "value_error"):
+        super().__init__(message)
+        self.field, self.message, self.status, self.kind = field, message, status, kind
+
+
+class ApiError(Exception):
+    """A refusal that is not about one field (401, 404, 409, 415...)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers
+
+
+class BodyInvalid(Exception):
+    """The body failed its schema: 422 with every field's error."""
+
+    def __init__(self, detail: list[Any]) -> None:
+        super().__init__("invalid body")
+        self.detail = detail
+
+
+def validation_detail(exc: ValidationError, prefix: tuple[str, ...] = ("body",)) -> list[Any]:
+    return [
+        {"loc": [*prefix, *e["loc"]], "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_context=False, include_input=False)
+    ]
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(FieldError)
+    async def _field(_: Request, exc: FieldError) -> JSONResponse:
+        body = {"detail": [{"loc": ["body", exc.field], "msg": exc.message, "type": exc.kind}]}
+        return JSONResponse(body, status_code=exc.status)
+
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(BodyInvalid)
+    async def _body(_: Request, exc: BodyInvalid) -> JSONResponse:
+        return JSONResponse({"detail": exc.detail}, status_code=422)
+
+    @app.exception_handler(ValidationError)
+    async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
+        return JSONResponse({"detail": validation_detail(exc)}, status_code=422)

@@ -1,0 +1,112 @@
+"""Turn a POST body (JSON, or multipart with a transcript file) into a validated RunCreate and a
+parsed transcript, refusing bad input with a 4xx that names the field, before any run exists."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import Request
+from pydantic import ValidationError
+from starlette.datastructures import UploadFile
+
+from app.api.errors import ApiError, BodyInvalid, FieldError, validation_detail
+from app.api.schemas import RunCreate
+from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
+
+EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise FieldError(
+            "transcript",
+            f"request body is {int(declared):,} bytes; the limit is {limit:,}",
+            status=413,
+            kind="too_large",
+        )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise FieldError(
+                "transcript",
+                f"request body is over the {limit:,}-byte limit",
+                status=413,
+                kind="too_large",
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _json_field(name: str, raw: str | None) -> Any:
+    if raw is None or raw == "":
+        return None
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise FieldError(name, f"not valid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCreate:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    limit = max_transcript_bytes + EXTRA_BODY_BYTES
+    if ctype == "application/json":
+        body = await _read_body(request, limit)
+        try:
+            data = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise FieldError("", f"malformed JSON body: {exc}", kind="json_invalid") from None
+        if not isinstance(data, dict):
+            raise FieldError("", "the JSON body must be an object", kind="json_invalid")
+    elif ctype == "multipart/form-data":
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise FieldError(
+                "transcript",
+                f"request body is {int(declared):,} bytes; the limit is {limit:,}",
+                status=413,
+                kind="too_large",
+            )
+        form = await request.form(max_files=1, max_fields=20)
+        upload = form.get("transcript")
+        if isinstance(upload, UploadFile):
+            raw = await upload.read(max_transcript_bytes + 1)
+            try:
+                text = decode_transcript(raw, max_bytes=max_transcript_bytes)
+            except TranscriptError as exc:
+                status = 413 if "limit" in str(exc) else 422
+                raise FieldError("transcript", str(exc), status=status) from None
+        elif isinstance(upload, str):
+            text = upload
+        else:
+            raise FieldError("transcript", "field required (a file or text)", kind="missing")
+        data = {"transcript": text}
+        for key in ("pipeline", "company", "ticker", "period"):
+            value = form.get(key)
+            if isinstance(value, str) and value:
+                data[key] = value
+        for key in ("financials", "prices", "options"):
+            value = form.get(key)
+            parsed = _json_field(key, value if isinstance(value, str) else None)
+            if parsed is not None:
+                data[key] = parsed
+    else:
+        raise ApiError(
+            415,
+            f"unsupported content type {ctype or '(none)'!r}; send "
+            "application/json or multipart/form-data",
+        )
+    try:
+        return RunCreate.model_validate(data)
+    except ValidationError as exc:
+        raise BodyInvalid(validation_detail(exc)) from None
+
+
+def check_transcript(body: RunCreate, max_bytes: int) -> Transcript:
+    try:
+        return parse_transcript(body.transcript, max_bytes=max_bytes)
+    except TranscriptError as exc:
+        status = 413 if "limit" in str(exc) else 422
+        raise FieldError("transcript", str(exc), status=status) from None

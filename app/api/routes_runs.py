@@ -1,0 +1,199 @@
+"""/v1/runs: start, stream, read, list, cancel and delete runs."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.responses import PlainTextResponse
+from sse_starlette.sse import EventSourceResponse
+
+from app.api.deps import ManagerDep, OwnerDep, RunDep, SettingsDep
+from app.api.errors import ApiError
+from app.api.intake import check_transcript, read_run_request
+from app.api.schemas import RunCreated, RunDetail, RunPage, RunSummary, links
+from app.runs import RunManager
+from app.store import RunInput, RunRecord, now
+
+router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+_BODY_DOC: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/RunCreate"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["transcript"],
+                    "properties": {
+                        "transcript": {"type": "string", "format": "binary"},
+                        "pipeline": {"type": "string"},
+                        "company": {"type": "string"},
+                        "ticker": {"type": "string"},
+                        "period": {"type": "string"},
+                        "options": {"type": "string", "description": "JSON RunOptionsIn"},
+                        "financials": {"type": "string", "description": "JSON"},
+                        "prices": {"type": "string", "description": "JSON"},
+                    },
+                }
+            },
+        },
+    }
+}
+_SSE_DOC: dict[str, Any] = {
+    "description": "text/event-stream of run_started, node_started, node_finished, token, "
+    "error, run_finished events; data is JSON with run_id (and node)",
+    "content": {"text/event-stream": {}},
+}
+
+
+async def _accept(
+    request: Request, manager: RunManager, owner: str | None, settings: SettingsDep
+) -> RunRecord:
+    """Validate everything, store the input, queue the run. Bad input creates no run."""
+    body = await read_run_request(request, settings.max_transcript_bytes)
+    check_transcript(body, settings.max_transcript_bytes)
+    record = RunRecord(
+        id=uuid.uuid4().hex,
+        pipeline=body.pipeline,
+        status="queued",
+        owner=owner,
+        created_at=now(),
+        input=RunInput(
+            transcript=body.transcript,
+            call=body.call,
+            options=body.options.model_dump(exclude_none=True),
+            financials=body.financials,
+            prices=body.prices,
+        ),
+    )
+    await manager.submit(record)
+    return record
+
+
+def _last_id(header: str | None, query: str | None) -> int:
+    raw = header or query or "0"
+    head = raw.split(".")[0]
+    if not head.isdigit():
+        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
+    return int(head)
+
+
+def _sse(
+    manager: RunManager, run_id: str, after: int, tokens: bool, heartbeat: float
+) -> EventSourceResponse:
+    return EventSourceResponse(
+        manager.stream(run_id, after=after, tokens=tokens),
+        ping=heartbeat,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.post(
+    "",
+    status_code=202,
+    openapi_extra=_BODY_DOC,
+    responses={200: {"model": RunDetail, "description": "finished run (wait=true)"}},
+)
+async def create_run(
+    request: Request,
+    manager: ManagerDep,
+    owner: OwnerDep,
+    settings: SettingsDep,
+    response: Response,
+    wait: Annotated[bool, Query(description="hold until finished")] = False,
+) -> RunCreated | RunDetail:
+    """Start a run. Answers 202 at once (the input is stored first), or with `wait=true` the
+    finished run."""
+    record = await _accept(request, manager, owner, settings)
+    if wait:
+        finished = await manager.wait_finished(record.id)
+        if finished is None:
+            raise ApiError(410, f"run {record.id} was deleted while waiting")
+        response.status_code = 200
+        return RunDetail.of(finished)
+    response.headers["Location"] = f"/v1/runs/{record.id}"
+    return RunCreated(id=record.id, status=record.status, links=links(record.id))
+
+
+@router.post(
+    "/stream",
+    openapi_extra=_BODY_DOC,
+    response_class=EventSourceResponse,
+    responses={200: _SSE_DOC},
+)
+async def create_run_streaming(
+    request: Request,
+    manager: ManagerDep,
+    owner: OwnerDep,
+    settings: SettingsDep,
+    tokens: bool = False,
+) -> EventSourceResponse:
+    """Start a run and answer with its event stream (one call from POST to report)."""
+    record = await _accept(request, manager, owner, settings)
+    return _sse(manager, record.id, 0, tokens, settings.sse_heartbeat)
+
+
+@router.get("", response_model=RunPage)
+async def list_runs(
+    manager: ManagerDep,
+    owner: OwnerDep,
+    status: Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
+    | None = None,
+    pipeline: str | None = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> RunPage:
+    """Runs, newest first, filtered by status and pipeline."""
+    items, total = await manager.store.list_runs(
+        owner=owner, status=status, pipeline=pipeline, limit=limit, offset=offset
+    )
+    return RunPage(items=[RunSummary.of(r) for r in items], total=total, offset=offset, limit=limit)
+
+
+@router.get("/{run_id}", response_model=RunDetail)
+async def get_run(record: RunDep) -> RunDetail:
+    """Status, timings, tokens, the error naming the node, and the Report when done."""
+    return RunDetail.of(record)
+
+
+@router.get(
+    "/{run_id}/report.md",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/markdown": {}}}, 409: {}},
+)
+async def get_report_markdown(record: RunDep) -> PlainTextResponse:
+    if record.report is None:
+        raise ApiError(409, f"run {record.id} has no report (status {record.status})")
+    return PlainTextResponse(record.report.markdown, media_type="text/markdown; charset=utf-8")
+
+
+@router.get("/{run_id}/events", response_class=EventSourceResponse, responses={200: _SSE_DOC})
+async def run_events(
+    record: RunDep,
+    manager: ManagerDep,
+    settings: SettingsDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[str | None, Query(description="same as Last-Event-ID")] = None,
+    tokens: bool = False,
+) -> EventSourceResponse:
+    """The run's events from the start (or after Last-Event-ID) until run_finished."""
+    return _sse(manager, record.id, _last_id(last_event_id, after), tokens, settings.sse_heartbeat)
+
+
+@router.post("/{run_id}/cancel", response_model=RunSummary)
+async def cancel_run(record: RunDep, manager: ManagerDep) -> RunSummary:
+    """Queued runs are cancelled at once; running ones stop at the next node boundary."""
+    updated = await manager.cancel(record.id)
+    if updated is None:
+        raise ApiError(404, f"run {record.id} not found")
+    return RunSummary.of(updated)
+
+
+@router.delete("/{run_id}", status_code=204)
+async def delete_run(record: RunDep, manager: ManagerDep) -> Response:
+    """Cancel if needed and delete the run, its events and its checkpoints."""
+    await manager.delete(record.id)
+    return Response(status_code=204)

@@ -1,0 +1,154 @@
+"""API bodies: what the endpoints accept and return (their OpenAPI schema)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from app.store import RunRecord, RunState
+from core.contract import CallInfo, Report
+from graphs import PIPELINES
+
+
+class RunOptionsIn(BaseModel):
+    """Per-run options; each overrides the server's default for this run only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token_budget: int | None = Field(default=None, ge=1, description="stop past this many tokens")
+    stream_tokens: bool = Field(default=False, description="emit `token` events (live only)")
+    parse_retries: int | None = Field(default=None, ge=0, le=5)
+    max_conviction_shift: int | None = Field(default=None, ge=0, le=100)
+    chunk_words: int | None = Field(default=None, ge=20, le=400)
+    retrieval_k: int | None = Field(default=None, ge=1, le=50)
+    evidence_per_dimension: int | None = Field(default=None, ge=1, le=100)
+    evidence_words: int | None = Field(default=None, ge=50, le=50_000)
+    transcript_words: int | None = Field(default=None, ge=50, le=500_000)
+
+
+class RunCreate(BaseModel):
+    """Start a run: a transcript (plain text or the markdown call format) and a pipeline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    transcript: str = Field(
+        description="the call: plain text, or `### Prepared remarks` / "
+        "`### Q&A` sections with `**ROLE**` turns"
+    )
+    pipeline: str = Field(default="findebate", json_schema_extra={"enum": list(PIPELINES)})
+    company: str | None = Field(default=None, max_length=200)
+    ticker: str | None = Field(default=None, max_length=20)
+    period: str | None = Field(default=None, max_length=50)
+    financials: dict[str, Any] | None = None
+    prices: dict[str, Any] | None = None
+    options: RunOptionsIn = Field(default_factory=RunOptionsIn)
+
+    @field_validator("pipeline")
+    @classmethod
+    def _known_pipeline(cls, v: str) -> str:
+        if v not in PIPELINES:
+            raise ValueError(f"unknown pipeline {v!r}; choose one of: {', '.join(PIPELINES)}")
+        return v
+
+    @property
+    def call(self) -> CallInfo:
+        return CallInfo(company=self.company, ticker=self.ticker, period=self.period)
+
+
+class RunLinks(BaseModel):
+    self: str
+    events: str
+    report_md: str
+    cancel: str
+
+
+def links(run_id: str) -> RunLinks:
+    base = f"/v1/runs/{run_id}"
+    return RunLinks(
+        self=base, events=f"{base}/events", report_md=f"{base}/report.md", cancel=f"{base}/cancel"
+    )
+
+
+class RunCreated(BaseModel):
+    id: str
+    status: RunState
+    links: RunLinks
+
+
+class Tokens(BaseModel):
+    prompt: int
+    completion: int
+    total: int
+
+
+class NodeTiming(BaseModel):
+    node: str
+    duration_ms: float
+    tokens: int
+    outcome: str
+    models: list[str]
+
+
+class RunSummary(BaseModel):
+    id: str
+    pipeline: str
+    status: RunState
+    call: CallInfo
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    error: str | None = Field(description="what went wrong, naming the node where known")
+    failed_node: str | None
+    reason: str | None = Field(description="error | budget | cancelled, for failed/cancelled runs")
+    tokens: Tokens
+    cost_usd: float | None
+    links: RunLinks
+
+    @classmethod
+    def of(cls, r: RunRecord) -> RunSummary:
+        return cls(
+            id=r.id, pipeline=r.pipeline, status=r.status, call=r.input.call,
+            created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
+            error=r.error, failed_node=r.failed_node, reason=r.reason,
+            tokens=Tokens(prompt=r.prompt_tokens, completion=r.completion_tokens,
+                          total=r.prompt_tokens + r.completion_tokens),
+            cost_usd=r.cost, links=links(r.id),
+        )  # fmt: skip
+
+
+class RunDetail(RunSummary):
+    nodes: list[NodeTiming] = Field(default_factory=list, description="per-node timings, tokens")
+    report: Report | None = None
+
+    @classmethod
+    def of(cls, r: RunRecord) -> RunDetail:
+        nodes = [
+            NodeTiming(node=t.node, duration_ms=t.duration_ms, outcome=t.outcome, models=t.models,
+                       tokens=t.prompt_tokens + t.completion_tokens)
+            for t in (r.report.trace if r.report else [])
+        ]  # fmt: skip
+        return cls(**RunSummary.of(r).model_dump(), nodes=nodes, report=r.report)
+
+
+class RunPage(BaseModel):
+    items: list[RunSummary]
+    total: int
+    offset: int
+    limit: int
+
+
+class PipelineEdge(BaseModel):
+    source: str
+    target: str
+    conditional: bool
+    label: str | None = None
+
+
+class PipelineInfo(BaseModel):
+    name: str
+    summary: str
+    nodes: list[str]
+    edges: list[PipelineEdge]
+    mermaid: str

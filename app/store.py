@@ -1,0 +1,257 @@
+"""The run store: each run's input (stored before it starts), status, report, and its event log
+(replayed to SSE clients by sequence number). SQLite by default."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+from pydantic import BaseModel, Field
+
+from core.contract import CallInfo, Report
+
+RunState = Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "cancelled"})
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    pipeline TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    input TEXT NOT NULL,
+    report TEXT,
+    error TEXT,
+    failed_node TEXT,
+    reason TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs(created_at DESC);
+CREATE TABLE IF NOT EXISTS events (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+"""
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunInput(BaseModel):
+    """Everything needed to (re)start a run; stored before the run starts."""
+
+    transcript: str
+    call: CallInfo = Field(default_factory=CallInfo)
+    options: dict[str, Any] = Field(default_factory=dict)
+    financials: dict[str, Any] | None = None
+    prices: dict[str, Any] | None = None
+
+
+class RunRecord(BaseModel):
+    id: str
+    pipeline: str
+    status: RunState
+    owner: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    input: RunInput
+    report: Report | None = None
+    error: str | None = None
+    failed_node: str | None = None
+    reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    cancel_requested: bool = False
+
+
+class StoredEvent(BaseModel):
+    seq: int
+    type: str
+    data: dict[str, Any]
+
+
+_COLUMNS = (
+    "id, pipeline, status, owner, created_at, started_at, finished_at, input, report, error, "
+    "failed_node, reason, prompt_tokens, completion_tokens, cost, cancel_requested"
+)
+
+
+_UPDATABLE = frozenset(_COLUMNS.replace(" ", "").split(",")) - {"id", "created_at", "input"}
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _record(row: aiosqlite.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        pipeline=row["pipeline"],
+        status=row["status"],
+        owner=row["owner"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        started_at=_dt(row["started_at"]),
+        finished_at=_dt(row["finished_at"]),
+        input=RunInput.model_validate_json(row["input"]),
+        report=Report.model_validate_json(row["report"]) if row["report"] else None,
+        error=row["error"],
+        failed_node=row["failed_node"],
+        reason=row["reason"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        cost=row["cost"],
+        cancel_requested=bool(row["cancel_requested"]),
+    )
+
+
+class RunStore:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self._conn = conn
+        # one connection shared by every coroutine: a write (statement + commit) must not
+        # interleave with another's, and every cursor is read to the end and closed
+        self._write = asyncio.Lock()
+
+    async def _fetch(self, sql: str, args: Any = ()) -> list[aiosqlite.Row]:
+        async with self._conn.execute(sql, args) as cur:
+            return list(await cur.fetchall())
+
+    async def _exec(self, sql: str, args: Any = ()) -> list[aiosqlite.Row]:
+        async with self._write:
+            async with self._conn.execute(sql, args) as cur:
+                rows = list(await cur.fetchall())
+            await self._conn.commit()
+            return rows
+
+    @classmethod
+    async def open(cls, path: Path) -> RunStore:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(str(path))
+        conn.row_factory = aiosqlite.Row
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA foreign_keys=ON")
+        await conn.executescript(_SCHEMA)
+        await conn.commit()
+        return cls(conn)
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    async def ping(self) -> None:
+        await self._fetch("SELECT 1")
+
+    async def create(self, record: RunRecord) -> None:
+        await self._exec(
+            f"INSERT INTO runs ({_COLUMNS}) VALUES ({', '.join('?' * 16)})",
+            (
+                record.id,
+                record.pipeline,
+                record.status,
+                record.owner,
+                record.created_at.isoformat(),
+                None,
+                None,
+                record.input.model_dump_json(),
+                None,
+                None,
+                None,
+                None,
+                0,
+                0,
+                None,
+                0,
+            ),
+        )
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        rows = await self._fetch(f"SELECT {_COLUMNS} FROM runs WHERE id = ?", (run_id,))
+        return _record(rows[0]) if rows else None
+
+    async def list_runs(
+        self,
+        *,
+        owner: str | None,
+        status: str | None = None,
+        pipeline: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[RunRecord], int]:
+        where, args = ["1 = 1"], []
+        if owner is not None:
+            where.append("owner = ?")
+            args.append(owner)
+        if status:
+            where.append("status = ?")
+            args.append(status)
+        if pipeline:
+            where.append("pipeline = ?")
+            args.append(pipeline)
+        clause = " AND ".join(where)
+        total = await self._fetch(f"SELECT COUNT(*) FROM runs WHERE {clause}", args)
+        rows = await self._fetch(
+            f"SELECT {_COLUMNS} FROM runs WHERE {clause} "
+            "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+            [*args, limit, offset],
+        )
+        return [_record(r) for r in rows], int(total[0][0])
+
+    async def update(self, run_id: str, **fields: Any) -> None:
+        if not fields:
+            return
+        unknown = set(fields) - _UPDATABLE
+        if unknown:
+            raise KeyError(f"not updatable run fields: {sorted(unknown)}")
+        values = []
+        for value in fields.values():
+            if isinstance(value, datetime):
+                value = value.isoformat()
+            elif isinstance(value, BaseModel):
+                value = value.model_dump_json()
+            elif isinstance(value, bool):
+                value = int(value)
+            values.append(value)
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        await self._exec(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
+
+    async def unfinished(self) -> list[RunRecord]:
+        rows = await self._fetch(
+            f"SELECT {_COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at"
+        )
+        return [_record(r) for r in rows]
+
+    async def delete(self, run_id: str) -> None:
+        await self._exec("DELETE FROM events WHERE run_id = ?", (run_id,))
+        await self._exec("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    async def append_event(self, run_id: str, event: BaseModel) -> int:
+        """Persist an event; returns its sequence number (the SSE `id:`), 1-based per run."""
+        data = event.model_dump(mode="json")
+        rows = await self._exec(
+            "INSERT INTO events (run_id, seq, type, data) "
+            "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ? FROM events WHERE run_id = ? "
+            "RETURNING seq",
+            (run_id, data["type"], json.dumps(data), run_id),
+        )
+        return int(rows[0][0])
+
+    async def events(self, run_id: str, *, after: int = 0) -> list[StoredEvent]:
+        rows = await self._fetch(
+            "SELECT seq, type, data FROM events WHERE run_id = ? AND seq > ? ORDER BY seq",
+            (run_id, after),
+        )
+        return [StoredEvent(seq=r["seq"], type=r["type"], data=json.loads(r["data"])) for r in rows]

@@ -1,0 +1,77 @@
+"""API keys (on and off), pipelines, health, OpenAPI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphs import PIPELINES
+from tests.app.api_helpers import api, read_sse, wait_status
+from tests.conftest import SAMPLE
+
+TEXT = SAMPLE.read_text()
+A = {"Authorization": "Bearer key-a"}
+B = {"Authorization": "Bearer key-b"}
+
+
+def test_keys_required_and_runs_scoped(tmp_path: Path) -> None:
+    with api(tmp_path, api_keys="key-a,key-b") as client:
+        assert client.post("/v1/runs", json={"transcript": TEXT}).status_code == 401
+        bad = client.get("/v1/runs", headers={"Authorization": "Bearer nope"})
+        assert bad.status_code == 401 and bad.headers["www-authenticate"] == "Bearer"
+        assert client.get("/v1/runs").status_code == 401
+        run_id = client.post("/v1/runs", json={"transcript": TEXT}, headers=A).json()["id"]
+        wait_status(client, run_id, {"succeeded"}, headers=A)
+        assert client.get(f"/v1/runs/{run_id}", headers=B).status_code == 404
+        assert client.get(f"/v1/runs/{run_id}/events", headers=B).status_code == 404
+        assert client.post(f"/v1/runs/{run_id}/cancel", headers=B).status_code == 404
+        assert client.delete(f"/v1/runs/{run_id}", headers=B).status_code == 404
+        assert client.get("/v1/runs", headers=B).json()["total"] == 0
+        assert client.get("/v1/runs", headers=A).json()["total"] == 1
+        # EventSource cannot send headers: the key may come as ?access_token=
+        events = read_sse(client, "GET", f"/v1/runs/{run_id}/events?access_token=key-a")
+        assert events[-1]["event"] == "run_finished"
+        assert client.get("/healthz").status_code == 200  # probes stay open
+
+
+def test_no_keys_means_open(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        assert client.get("/v1/runs").status_code == 200
+
+
+def test_pipelines_for_drawing(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        body = client.get("/v1/pipelines").json()
+    assert [p["name"] for p in body] == list(PIPELINES)
+    fd = next(p for p in body if p["name"] == "findebate")
+    assert fd["nodes"][:2] == ["ingest", "retrieve"] and "revert" in fd["nodes"]
+    assert {
+        "source": "integrity_check",
+        "target": "revert",
+        "conditional": True,
+        "label": None,
+    } in fd["edges"] or any(
+        e["source"] == "integrity_check" and e["target"] == "revert" for e in fd["edges"]
+    )
+    assert fd["mermaid"].startswith("---") and "graph TD" in fd["mermaid"]
+
+
+def test_health_and_docs(tmp_path: Path) -> None:
+    with api(tmp_path, cors_origins="http://desk.example") as client:
+        assert client.get("/healthz").json() == {"status": "ok"}
+        ready = client.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["checks"]["run_store"] == "ok"
+        assert ready.json()["checks"]["vector_store"] == "ok"
+        spec = client.get("/openapi.json").json()
+        assert "/v1/runs" in spec["paths"] and "/v1/runs/{run_id}/events" in spec["paths"]
+        body = spec["paths"]["/v1/runs"]["post"]["requestBody"]["content"]
+        assert {"application/json", "multipart/form-data"} <= set(body)
+        schemas = spec["components"]["schemas"]
+        ref = body["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+        assert ref == "RunCreate" and "transcript" in schemas[ref]["properties"]
+        assert "RunOptionsIn" in schemas
+        assert client.get("/docs").status_code == 200
+        cors = client.options(
+            "/v1/runs",
+            headers={"Origin": "http://desk.example", "Access-Control-Request-Method": "POST"},
+        )
+        assert cors.headers["access-control-allow-origin"] == "http://desk.example"

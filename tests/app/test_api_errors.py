@@ -1,0 +1,156 @@
+"""Every bad request gets a 4xx JSON error naming the problem, and creates no run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.app.api_helpers import api
+from tests.conftest import SAMPLE
+
+TEXT = SAMPLE.read_text()
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    with api(tmp_path, max_transcript_bytes=5000) as c:
+        yield c
+
+
+def _no_runs(client: TestClient) -> None:
+    assert client.get("/v1/runs").json()["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "loc"),
+    [
+        ({"transcript": ""}, 422, ["body", "transcript"]),
+        ({"transcript": "   \n\t "}, 422, ["body", "transcript"]),
+        ({"transcript": "x" * 6000}, 413, ["body", "transcript"]),
+        ({}, 422, ["body", "transcript"]),
+        ({"transcript": TEXT, "pipeline": "nope"}, 422, ["body", "pipeline"]),
+        (
+            {"transcript": TEXT, "options": {"token_budget": 0}},
+            422,
+            ["body", "options", "token_budget"],
+        ),
+        ({"transcript": TEXT, "options": {"colour": "red"}}, 422, ["body", "options", "colour"]),
+        ({"transcript": TEXT, "surprise": 1}, 422, ["body", "surprise"]),
+        ({"transcript": 42}, 422, ["body", "transcript"]),
+        ({"transcript": "a\x00b"}, 422, ["body", "transcript"]),
+    ],
+    ids=[
+        "empty",
+        "whitespace",
+        "too-large",
+        "missing",
+        "unknown-pipeline",
+        "bad-option-value",
+        "unknown-option",
+        "unknown-field",
+        "wrong-type",
+        "nul",
+    ],
+)
+def test_bad_json_bodies(
+    client: TestClient, body: dict[str, Any], status: int, loc: list[str]
+) -> None:
+    resp = client.post("/v1/runs", json=body)
+    assert resp.status_code == status, resp.text
+    detail = resp.json()["detail"]
+    assert any(d["loc"] == loc for d in detail), detail
+    assert all(d["msg"] for d in detail)
+    _no_runs(client)
+
+
+def test_unknown_pipeline_names_the_choices(client: TestClient) -> None:
+    msg = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "x"}).json()["detail"]
+    assert "findebate" in msg[0]["msg"]
+
+
+def test_malformed_json(client: TestClient) -> None:
+    resp = client.post(
+        "/v1/runs", content=b'{"transcript": "abc', headers={"content-type": "application/json"}
+    )
+    assert resp.status_code == 422 and resp.json()["detail"][0]["type"] == "json_invalid"
+    resp = client.post(
+        "/v1/runs", content=b'["a list"]', headers={"content-type": "application/json"}
+    )
+    assert resp.status_code == 422
+    _no_runs(client)
+
+
+def test_wrong_content_type(client: TestClient) -> None:
+    resp = client.post("/v1/runs", content=TEXT.encode(), headers={"content-type": "text/plain"})
+    assert resp.status_code == 415 and "application/json" in resp.json()["detail"]
+    resp = client.post("/v1/runs", content=b"")
+    assert resp.status_code == 415
+    _no_runs(client)
+
+
+def test_multipart_upload(client: TestClient) -> None:
+    resp = client.post(
+        "/v1/runs?wait=true",
+        files={"transcript": ("call.md", SAMPLE.read_bytes()[:4000], "text/markdown")},
+        data={
+            "pipeline": "zero_shot",
+            "company": "Northwind",
+            "options": json.dumps({"parse_retries": 1}),
+        },
+    )
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["status"] == "succeeded" and resp.json()["call"]["company"] == "Northwind"
+
+
+@pytest.mark.parametrize(
+    ("files", "data", "status", "field"),
+    [
+        ({"transcript": ("a.txt", b"\xff\xfe bad", "text/plain")}, {}, 422, "transcript"),
+        ({"transcript": ("a.txt", b"", "text/plain")}, {}, 422, "transcript"),
+        ({"transcript": ("a.txt", b"y" * 6000, "text/plain")}, {}, 413, "transcript"),
+        ({"other": ("a.txt", b"hello", "text/plain")}, {}, 422, "transcript"),
+        (
+            {"transcript": ("a.txt", b"Hello there.", "text/plain")},
+            {"options": "{bad"},
+            422,
+            "options",
+        ),
+        (
+            {"transcript": ("a.txt", b"Hello there.", "text/plain")},
+            {"pipeline": "nah"},
+            422,
+            "pipeline",
+        ),
+    ],
+    ids=[
+        "not-utf8",
+        "empty-file",
+        "too-large",
+        "no-transcript",
+        "options-not-json",
+        "unknown-pipeline",
+    ],
+)
+def test_bad_multipart(
+    client: TestClient, files: dict[str, Any], data: dict[str, str], status: int, field: str
+) -> None:
+    resp = client.post("/v1/runs", files=files, data=data)
+    assert resp.status_code == status, resp.text
+    assert resp.json()["detail"][0]["loc"] == ["body", field]
+    _no_runs(client)
+
+
+def test_unknown_run_is_404_json(client: TestClient) -> None:
+    for method, url in (
+        ("GET", "/v1/runs/nope"),
+        ("GET", "/v1/runs/nope/report.md"),
+        ("GET", "/v1/runs/nope/events"),
+        ("POST", "/v1/runs/nope/cancel"),
+        ("DELETE", "/v1/runs/nope"),
+    ):
+        resp = client.request(method, url)
+        assert resp.status_code == 404 and "not found" in resp.json()["detail"]

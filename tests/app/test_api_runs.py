@@ -1,0 +1,159 @@
+"""The HTTP API as a frontend uses it: start, stream, read, list, cancel, delete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nodes.specialists import SPECIALISTS
+from tests.app.api_helpers import api, read_sse, wait_status
+from tests.conftest import SAMPLE
+
+TEXT = SAMPLE.read_text()
+
+
+def test_post_then_poll_then_report(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        resp = client.post("/v1/runs", json={"transcript": TEXT, "company": "Northwind"})
+        assert resp.status_code == 202
+        created = resp.json()
+        assert (
+            created["status"] == "queued" and resp.headers["location"] == created["links"]["self"]
+        )
+        run = wait_status(client, created["id"], {"succeeded"})
+        assert run["report"]["pipeline"] == "findebate"
+        assert [r["horizon"] for r in run["report"]["recommendations"]] == ["1d", "1w", "1m"]
+        assert run["call"]["company"] == "Northwind"
+        assert run["tokens"]["total"] > 0 and run["tokens"]["total"] == (
+            run["tokens"]["prompt"] + run["tokens"]["completion"]
+        )
+        assert {n["node"] for n in run["nodes"]} >= set(SPECIALISTS)
+        md = client.get(created["links"]["report_md"])
+        assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
+        assert "## Recommendations" in md.text
+
+
+def test_wait_true_returns_the_finished_run(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        resp = client.post("/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "zero_shot"})
+        assert resp.status_code == 200
+        assert resp.json()["status"] == "succeeded" and resp.json()["report"]
+
+
+def test_post_stream_event_order(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.02) as client:
+        events = read_sse(client, "POST", "/v1/runs/stream", json={"transcript": TEXT})
+    kinds = [(e["event"], e["data"].get("node")) for e in events]
+    assert kinds[0][0] == "run_started" and kinds[-1][0] == "run_finished"
+    assert [int(e["id"]) for e in events] == list(range(1, len(events) + 1))
+    starts = [kinds.index(("node_started", r)) for r in SPECIALISTS]
+    finishes = [kinds.index(("node_finished", r)) for r in SPECIALISTS]
+    assert max(starts) < min(finishes)  # the five start before any finishes
+    final = events[-1]["data"]
+    assert final["status"] == "succeeded" and final["report_url"].endswith("/report.md")
+    finished = [e["data"] for e in events if e["event"] == "node_finished"]
+    assert all(f["duration_ms"] is not None for f in finished)
+    assert next(f for f in finished if f["node"] == "synthesize")["tokens"] > 0
+    run_ids = {e["data"]["run_id"] for e in events}
+    assert len(run_ids) == 1
+
+
+def test_replay_from_last_event_id(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        wait_status(client, run_id, {"succeeded"})
+        everything = read_sse(client, "GET", f"/v1/runs/{run_id}/events")
+        rest = read_sse(client, "GET", f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "5"})
+        also = read_sse(client, "GET", f"/v1/runs/{run_id}/events?after=5")
+        bad = client.get(f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": "x"})
+    assert rest == everything[5:] == also
+    assert bad.status_code == 400 and "Last-Event-ID" in bad.json()["detail"]
+
+
+def test_concurrent_streams_never_mix(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.01, max_runs=2) as client:
+        a = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        b = client.post(
+            "/v1/runs", json={"transcript": TEXT + "\nExtra line.", "pipeline": "multi_agent"}
+        ).json()["id"]
+        ea = read_sse(client, "GET", f"/v1/runs/{a}/events")
+        eb = read_sse(client, "GET", f"/v1/runs/{b}/events")
+    assert {e["data"]["run_id"] for e in ea} == {a}
+    assert {e["data"]["run_id"] for e in eb} == {b}
+    assert ea[-1]["event"] == eb[-1]["event"] == "run_finished"
+    assert not any(e["data"].get("node") == "trust" for e in eb)  # multi_agent has no debate
+
+
+def test_list_and_filter(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        ids = [
+            client.post("/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": p}).json()["id"]
+            for p in ("zero_shot", "zero_shot", "standard_rag")
+        ]
+        page = client.get("/v1/runs?limit=2").json()
+        assert page["total"] == 3 and len(page["items"]) == 2
+        assert page["items"][0]["id"] == ids[-1]  # newest first
+        assert client.get("/v1/runs?pipeline=zero_shot").json()["total"] == 2
+        assert client.get("/v1/runs?status=failed").json()["total"] == 0
+        assert client.get("/v1/runs?status=bogus").status_code == 422
+        assert client.get("/v1/runs?limit=0").status_code == 422
+
+
+def test_cancel_running_run_at_node_boundary(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.3) as client:
+        run_id = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        wait_status(client, run_id, {"running"})
+        resp = client.post(f"/v1/runs/{run_id}/cancel")
+        assert resp.status_code == 200
+        run = wait_status(client, run_id, {"cancelled"})
+        events = read_sse(client, "GET", f"/v1/runs/{run_id}/events")
+    assert run["reason"] == "cancelled" and run["report"] is None
+    assert events[-1]["data"]["status"] == "cancelled"
+
+
+def test_cancel_queued_run_at_once(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.3, max_runs=1) as client:
+        first = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        queued = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        assert client.get(f"/v1/runs/{queued}").json()["status"] == "queued"
+        resp = client.post(f"/v1/runs/{queued}/cancel").json()
+        assert resp["status"] == "cancelled"
+        client.post(f"/v1/runs/{first}/cancel")
+        wait_status(client, first, {"cancelled"})
+        events = read_sse(client, "GET", f"/v1/runs/{queued}/events")
+    assert [e["event"] for e in events] == ["run_finished"]
+
+
+def test_delete(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs?wait=true", json={"transcript": TEXT}).json()["id"]
+        assert client.delete(f"/v1/runs/{run_id}").status_code == 204
+        assert client.get(f"/v1/runs/{run_id}").status_code == 404
+        assert client.get(f"/v1/runs/{run_id}/events").status_code == 404
+        assert client.delete(f"/v1/runs/{run_id}").status_code == 404
+
+
+def test_budget_stops_the_run(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        run = client.post(
+            "/v1/runs?wait=true", json={"transcript": TEXT, "options": {"token_budget": 50}}
+        ).json()
+    assert run["status"] == "failed" and run["reason"] == "budget"
+    assert "token budget" in run["error"]
+    assert run["tokens"]["total"] >= 50  # what was done is counted
+
+
+def test_report_md_before_finish_is_409(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.3) as client:
+        run_id = client.post("/v1/runs", json={"transcript": TEXT}).json()["id"]
+        resp = client.get(f"/v1/runs/{run_id}/report.md")
+        assert resp.status_code == 409 and "no report" in resp.json()["detail"]
+        client.post(f"/v1/runs/{run_id}/cancel")
+
+
+def test_cost_when_prices_configured(tmp_path: Path) -> None:
+    prices = {"fake:synthesizer": {"prompt": 1000.0, "completion": 2000.0}}
+    with api(tmp_path, prices=prices) as client:
+        run = client.post(
+            "/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "zero_shot"}
+        ).json()
+    assert run["cost_usd"] is not None and run["cost_usd"] > 0

@@ -1,0 +1,80 @@
+"""Per-run brakes (cancel, token budget) at node boundaries, and resume from a checkpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from app.events import NodeFinished, TokenDelta
+from core.context import RunControl
+from core.transcript import parse_transcript
+from nodes.specialists import SPECIALISTS
+from tests.scripts import block, findebate_models
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_budget_stops_at_next_node_boundary(fake_engine: Any, sample_text: str) -> None:
+    models = findebate_models(block(), block())
+    async with fake_engine(models) as engine:
+        out = await engine.run(
+            "findebate", parse_transcript(sample_text), control=RunControl(token_budget=1)
+        )
+        state = await engine.graphs["findebate"].aget_state(
+            {"configurable": {"thread_id": out.run_id}}
+        )
+    assert out.status == "failed" and out.reason == "budget"
+    assert "token budget exhausted before synthesize" in (out.error or "")
+    assert out.events[-1].reason == "budget"
+    assert set(state.values["analyses"]) == set(SPECIALISTS)  # what was done is kept
+    assert models.script("synthesizer").calls == []
+
+
+async def test_cancel_stops_at_next_node_boundary(fake_engine: Any, sample_text: str) -> None:
+    models = findebate_models(block(), block())
+    control = RunControl()
+
+    def on_event(event: BaseModel) -> None:
+        if isinstance(event, NodeFinished) and event.node == "retrieve":
+            control.cancelled = True
+
+    async with fake_engine(models) as engine:
+        out = await engine.run(
+            "findebate", parse_transcript(sample_text), control=control, on_event=on_event
+        )
+    assert out.status == "cancelled" and out.reason == "cancelled"
+    assert all(models.script(r).calls == [] for r in SPECIALISTS)
+
+
+async def test_resume_does_not_rerun_finished_nodes(fake_engine: Any, sample_text: str) -> None:
+    models = findebate_models(block(), block())
+    models.scripts["trust"].responses.append(ConnectionError("provider down"))
+    async with fake_engine(models) as engine:
+        first = await engine.run("findebate", parse_transcript(sample_text))
+        assert first.status == "failed" and first.failed_node == "trust"
+        resumed = await engine.run("findebate", None, run_id=first.run_id)
+    assert resumed.status == "succeeded" and resumed.report is not None
+    started = [e.node for e in resumed.events if e.type == "node_started"]
+    assert started[0] == "trust" and "synthesize" not in started
+    assert all(len(models.script(r).calls) == 1 for r in SPECIALISTS)  # not run again
+    assert len(models.script("trust").calls) == 2  # the failed one, then the retry
+    assert resumed.events[0].resumed
+
+
+async def test_resume_without_checkpoint_is_an_error(fake_engine: Any) -> None:
+    async with fake_engine(findebate_models()) as engine:
+        with pytest.raises(KeyError, match="no checkpoint"):
+            await engine.run("findebate", None, run_id="nope")
+
+
+async def test_token_events_only_when_asked(fake_engine: Any, sample_text: str) -> None:
+    models = findebate_models(block(), block(), block(), block())
+    async with fake_engine(models) as engine:
+        quiet = await engine.run("findebate", parse_transcript(sample_text))
+        loud = await engine.run("findebate", parse_transcript(sample_text), stream_tokens=True)
+    assert not any(isinstance(e, TokenDelta) for e in quiet.events)
+    tokens = [e for e in loud.events if isinstance(e, TokenDelta)]
+    assert loud.status == "succeeded"
+    assert {t.node for t in tokens} >= {"trust", "skeptic", *SPECIALISTS}
