@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Any
 
 from graphs import PIPELINES
 from tests.app.api_helpers import api, read_sse, wait_status
@@ -75,3 +77,16 @@ def test_health_and_docs(tmp_path: Path) -> None:
             headers={"Origin": "http://desk.example", "Access-Control-Request-Method": "POST"},
         )
         assert cors.headers["access-control-allow-origin"] == "http://desk.example"
+
+
+def test_no_transcript_or_key_in_info_logs(tmp_path: Path, caplog: Any) -> None:
+    secret_line = "Utilisation at the two new hubs reached 78% in June"
+    assert secret_line in TEXT
+    with caplog.at_level(logging.INFO), api(tmp_path, api_keys="sekrit-key") as client:
+        auth = {"Authorization": "Bearer sekrit-key"}
+        run_id = client.post("/v1/runs?wait=true", json={"transcript": TEXT}, headers=auth).json()
+        client.get(f"/v1/runs/{run_id['id']}/events?access_token=sekrit-key")
+    # everything the server side logged (httpx here is the test client's own request log)
+    text = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("httpx"))
+    assert "POST /v1/runs 200" in text  # requests are logged ...
+    assert "sekrit-key" not in text and secret_line not in text  # ... without secrets or text
