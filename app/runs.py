@@ -106,6 +106,7 @@ class RunManager:
                 record = await self.store.get(run_id)
                 if record is None or record.status in TERMINAL:
                     return  # deleted or cancelled while queued
+                control.cancelled = record.cancel_requested  # asked before a restart
                 await self.store.update(run_id, status="running", started_at=now())
                 log.info(
                     "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""

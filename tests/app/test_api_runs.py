@@ -157,3 +157,33 @@ def test_cost_when_prices_configured(tmp_path: Path) -> None:
             "/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "zero_shot"}
         ).json()
     assert run["cost_usd"] is not None and run["cost_usd"] > 0
+
+
+def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
+    """Runs a dead process left queued start on the next start; a cancel asked before the
+    restart is honoured at the first node boundary."""
+    import asyncio
+
+    from app.store import RunInput, RunRecord, RunStore, now
+
+    async def seed() -> None:
+        store = await RunStore.open(tmp_path / "data" / "runs.sqlite")
+        for run_id, cancel in (("left-queued", False), ("left-cancelling", True)):
+            await store.create(
+                RunRecord(
+                    id=run_id,
+                    pipeline="zero_shot",
+                    status="queued",
+                    created_at=now(),
+                    input=RunInput(transcript=TEXT),
+                )
+            )
+            await store.update(run_id, status="running", cancel_requested=cancel)
+        await store.close()
+
+    asyncio.run(seed())
+    with api(tmp_path) as client:
+        done = wait_status(client, "left-queued", {"succeeded"})
+        cancelled = wait_status(client, "left-cancelling", {"cancelled"})
+    assert done["report"]["recommendations"]
+    assert cancelled["reason"] == "cancelled"
