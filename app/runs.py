@@ -205,14 +205,18 @@ class RunManager:
         token_n = 0
         try:
             while True:
-                signal = self._signal(run_id)  # taken before reading: no event can slip past
                 events = await self.store.events(run_id, after=after)
+                signal = None
+                if not events:
+                    # register for wake-up, then look again: nothing can slip in between
+                    signal = self._signal(run_id)
+                    events = await self.store.events(run_id, after=after)
                 for ev in events:
                     after = ev.seq
                     yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
                     if ev.type == "run_finished":
                         return
-                if events:
+                if events or signal is None:
                     continue
                 record = await self.store.get(run_id)
                 if record is None:
