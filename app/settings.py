@@ -48,7 +48,9 @@ LOCAL_MAX_TOKENS: dict[str, int] = {
     "trust": 450,
     "skeptic": 450,
     "leader": 600,
-    "extractor": 512,
+    # the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always fits, so
+    # grammar-constrained output is never cut off mid-JSON
+    "extractor": 768,
 }
 
 

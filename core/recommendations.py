@@ -4,7 +4,7 @@ check (Algorithm 1's core_compromised) and the canonical `## Recommendations` ma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -36,10 +36,10 @@ class HorizonCall(BaseModel):
         json_schema_extra=_CONVICTION_SCHEMA,
     )
     rationale: str = Field(
-        min_length=1, max_length=400, description="one or two sentences explaining the call"
+        min_length=1, max_length=300, description="one or two sentences explaining the call"
     )
-    catalysts: list[str] = Field(
-        max_length=4, description="up to four catalysts or drivers the report names"
+    catalysts: list[Annotated[str, Field(max_length=120)]] = Field(
+        max_length=3, description="up to three catalysts or drivers the report names"
     )
 
 
