@@ -8,7 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import aiosqlite
 from langchain_core.embeddings import Embeddings
@@ -32,6 +32,7 @@ from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline
 
 EventSink = Callable[[BaseModel], Awaitable[None] | None]
+Durability = Literal["sync", "async", "exit"]
 
 
 @dataclass
@@ -156,9 +157,13 @@ class Engine:
         options: RunOptions | None = None,
         control: RunControl | None = None,
         stream_tokens: bool = False,
+        durability: Durability = "async",
     ) -> RunOutcome:
         """Run one pipeline to its end, or resume it from its checkpoint (`transcript=None`).
-        Failures and stops come back in the outcome, naming the node; nothing is raised."""
+        Failures and stops come back in the outcome, naming the node; nothing is raised.
+        `durability="sync"` writes each step's checkpoint before the next step starts, so a
+        process killed mid-run resumes without re-running finished nodes (the service uses it);
+        "async" overlaps the write with the next step (the CLI, which does not resume)."""
         get_pipeline(pipeline)  # a clear KeyError for an unknown name
         run_id = run_id or uuid.uuid4().hex
         outcome = RunOutcome(run_id=run_id, pipeline=pipeline, status="running")
@@ -186,10 +191,8 @@ class Engine:
         await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
         modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
         try:
-            # durability="sync": a step's checkpoint is on disk before the next step starts, so
-            # a process killed mid-run resumes without re-running finished nodes
             async for mode, chunk in graph.astream(
-                state_in, config, context=context, stream_mode=modes, durability="sync"
+                state_in, config, context=context, stream_mode=modes, durability=durability
             ):
                 for event in map_chunk(run_id, mode, chunk):
                     if isinstance(event, RunError):

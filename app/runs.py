@@ -120,6 +120,7 @@ class RunManager:
                     options=self._options(record),
                     control=control,
                     stream_tokens=bool(record.input.options.get("stream_tokens", False)),
+                    durability="sync",  # survive SIGKILL without re-running finished nodes
                 )
                 await self._finish(record, outcome)
         except asyncio.CancelledError:
