@@ -46,13 +46,13 @@ def bundled_model_path() -> Path:
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec: ask Linux to SIGTERM it when its parent dies, so a killed
+    """In the child, before exec: ask Linux to SIGKILL it when its parent dies, so a killed
     Earnings Desk never leaves an orphaned model server behind. A no-op elsewhere."""
     try:
         import ctypes
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG; the server keeps no state
     except OSError:
         pass
 
