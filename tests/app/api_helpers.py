@@ -32,8 +32,11 @@ def api(
         yield client
 
 
-def read_sse(client: TestClient, method: str, url: str, **kwargs: Any) -> list[dict[str, Any]]:
-    """Every event of a stream until it closes: [{'id', 'event', 'data'}]."""
+def read_sse(
+    client: TestClient, method: str, url: str, *, pings: list[str] | None = None, **kwargs: Any
+) -> list[dict[str, Any]]:
+    """Every event of a stream until it closes: [{'id', 'event', 'data'}]; heartbeat comment
+    lines go to `pings` when given."""
     events: list[dict[str, Any]] = []
     current: dict[str, Any] = {}
     with client.stream(method, url, **kwargs) as resp:
@@ -45,7 +48,8 @@ def read_sse(client: TestClient, method: str, url: str, **kwargs: Any) -> list[d
                     events.append(current)
                 current = {}
             elif line.startswith(":"):
-                continue  # heartbeat comment
+                if pings is not None:
+                    pings.append(line)
             else:
                 key, _, value = line.partition(":")
                 value = value.removeprefix(" ")

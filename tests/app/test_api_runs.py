@@ -187,3 +187,29 @@ def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
         cancelled = wait_status(client, "left-cancelling", {"cancelled"})
     assert done["report"]["recommendations"]
     assert cancelled["reason"] == "cancelled"
+
+
+def test_token_events_when_asked(tmp_path: Path) -> None:
+    body = {"transcript": TEXT, "pipeline": "zero_shot", "options": {"stream_tokens": True}}
+    with api(tmp_path, latency=0.05) as client:
+        events = read_sse(client, "POST", "/v1/runs/stream?tokens=true", json=body)
+        replay = read_sse(client, "GET", f"/v1/runs/{events[0]['data']['run_id']}/events")
+    tokens = [e for e in events if e["event"] == "token"]
+    assert tokens and all(e["data"]["node"] == "synthesize" and e["data"]["text"] for e in tokens)
+    assert all("." in e["id"] for e in tokens)  # N.k: after persisted event N
+    assert not any(e["event"] == "token" for e in replay)  # live only, never replayed
+    assert [e["event"] for e in replay] == [e["event"] for e in events if e["event"] != "token"]
+
+
+def test_heartbeats_keep_the_stream_alive(tmp_path: Path) -> None:
+    pings: list[str] = []
+    with api(tmp_path, latency=0.4, sse_heartbeat=0.1) as client:
+        events = read_sse(
+            client,
+            "POST",
+            "/v1/runs/stream",
+            json={"transcript": TEXT, "pipeline": "zero_shot"},
+            pings=pings,
+        )
+    assert events[-1]["event"] == "run_finished"
+    assert len(pings) >= 3
