@@ -17,7 +17,8 @@ from core.transcript import Transcript, TranscriptError, decode_transcript, pars
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+def _refuse_declared_oversize(request: Request, limit: int) -> None:
+    """413 before reading anything when Content-Length already says the body is too big."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise FieldError(
@@ -26,6 +27,10 @@ async def _read_body(request: Request, limit: int) -> bytes:
             status=413,
             kind="too_large",
         )
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    _refuse_declared_oversize(request, limit)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -61,14 +66,7 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         if not isinstance(data, dict):
             raise FieldError("", "the JSON body must be an object", kind="json_invalid")
     elif ctype == "multipart/form-data":
-        declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > limit:
-            raise FieldError(
-                "transcript",
-                f"request body is {int(declared):,} bytes; the limit is {limit:,}",
-                status=413,
-                kind="too_large",
-            )
+        _refuse_declared_oversize(request, limit)
         form = await request.form(max_files=1, max_fields=20)
         upload = form.get("transcript")
         if isinstance(upload, UploadFile):
