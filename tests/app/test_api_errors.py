@@ -154,3 +154,12 @@ def test_unknown_run_is_404_json(client: TestClient) -> None:
     ):
         resp = client.request(method, url)
         assert resp.status_code == 404 and "not found" in resp.json()["detail"]
+
+
+def test_oversized_body_refused_before_reading(client: TestClient) -> None:
+    huge = b'{"transcript": "' + b"x" * 4_100_000 + b'"}'
+    resp = client.post("/v1/runs", content=huge, headers={"content-type": "application/json"})
+    assert resp.status_code == 413 and resp.json()["detail"][0]["type"] == "too_large"
+    resp = client.post("/v1/runs", files={"transcript": ("a.txt", b"y" * 4_100_000)})
+    assert resp.status_code == 413
+    _no_runs(client)
