@@ -11,6 +11,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -21,6 +22,7 @@ from app.models import ConfigError
 from app.progress import Progress
 from app.settings import Settings
 from core.contract import CallInfo
+from core.inputs import Financials, InputError, Prices, financials_from_text, prices_from_text
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
 from graphs import PIPELINES, get_pipeline
 
@@ -59,6 +61,34 @@ def read_transcript(path: Path, max_bytes: int) -> Transcript:
         raise UsageError(f"{path}: {exc}") from None
 
 
+def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | None]:
+    """--financials / --prices files: JSON, or CSV by extension; refused with the reason."""
+    loaded: dict[str, Any] = {}
+    for flag in ("financials", "prices"):
+        name = getattr(args, flag)
+        if not name:
+            loaded[flag] = None
+            continue
+        path = Path(name)
+        if not path.is_file():
+            raise UsageError(f"--{flag} {path}: no such file")
+        try:
+            text = path.read_text(encoding="utf-8")
+            as_csv = path.suffix.lower() == ".csv"
+            loaded[flag] = (
+                financials_from_text(text, csv_format=as_csv)
+                if flag == "financials"
+                else prices_from_text(
+                    text, csv_format=as_csv, ticker=args.ticker, benchmark=args.benchmark
+                )
+            )
+        except UnicodeDecodeError:
+            raise UsageError(f"--{flag} {path}: not UTF-8 text") from None
+        except (InputError, ValidationError) as exc:
+            raise UsageError(f"--{flag} {path}: {exc}") from None
+    return loaded["financials"], loaded["prices"]
+
+
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     assert outcome.report is not None
@@ -70,6 +100,7 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
+    financials, prices = read_inputs(args)
     call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
     out_dir = (
         Path(args.out)
@@ -86,7 +117,14 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         with Progress(
             console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
         ) as progress:
-            outcome = await engine.run(args.pipeline, transcript, call, on_event=progress)
+            outcome = await engine.run(
+                args.pipeline,
+                transcript,
+                call,
+                on_event=progress,
+                financials=financials,
+                prices=prices,
+            )
     if outcome.report is None:
         console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
         return EXIT_FAILED
@@ -112,6 +150,17 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--ticker")
     an.add_argument("--period")
     an.add_argument("--out", help="output folder (default reports/<transcript>/<pipeline>)")
+    an.add_argument(
+        "--financials",
+        metavar="FILE",
+        help="quarterly statements, JSON (Alpha Vantage layout) or CSV",
+    )
+    an.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="daily OHLCV before the call, JSON or CSV (symbol column optional)",
+    )
+    an.add_argument("--benchmark", default="SPY", help="benchmark symbol in --prices (SPY)")
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )

@@ -25,6 +25,7 @@ from app.models import LazyEmbeddings, ModelFactory
 from app.settings import Settings
 from core.context import RunContext, RunControl, RunOptions, RunStopped
 from core.contract import CallInfo, Report
+from core.inputs import Financials, Prices
 from core.llm import ModelSource
 from core.rag import TranscriptIndex
 from core.state import PipelineInput, checkpoint_types
@@ -158,6 +159,8 @@ class Engine:
         control: RunControl | None = None,
         stream_tokens: bool = False,
         durability: Durability = "async",
+        financials: Financials | None = None,
+        prices: Prices | None = None,
     ) -> RunOutcome:
         """Run one pipeline to its end, or resume it from its checkpoint (`transcript=None`).
         Failures and stops come back in the outcome, naming the node; nothing is raised.
@@ -181,7 +184,13 @@ class Engine:
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         state_in: PipelineInput | None = None
         if transcript is not None:
-            state_in = {"transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline}
+            state_in = {
+                "transcript": transcript,
+                "call": call or CallInfo(),
+                "pipeline": pipeline,
+                "financials": financials,
+                "prices": prices,
+            }
         else:
             snapshot = await graph.aget_state(config)
             if not snapshot.values:

@@ -19,6 +19,7 @@ from app.settings import Settings
 from app.store import TERMINAL, RunRecord, RunStore, now
 from core.context import RunControl, RunOptions
 from core.contract import NodeTrace
+from core.inputs import Financials, Prices
 from core.transcript import parse_transcript
 
 log = logging.getLogger("earnings_desk.runs")
@@ -121,6 +122,12 @@ class RunManager:
                     control=control,
                     stream_tokens=bool(record.input.options.get("stream_tokens", False)),
                     durability="sync",  # survive SIGKILL without re-running finished nodes
+                    financials=Financials.model_validate(record.input.financials)
+                    if record.input.financials
+                    else None,
+                    prices=Prices.model_validate(record.input.prices)
+                    if record.input.prices
+                    else None,
                 )
                 await self._finish(record, outcome)
         except asyncio.CancelledError:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict, TypeVar
+from typing import Annotated, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,6 +17,7 @@ from core.contract import (
     Report,
     RevertDecision,
 )
+from core.inputs import Financials, Prices
 from core.transcript import Transcript
 
 K = TypeVar("K")
@@ -56,6 +57,8 @@ class PipelineInput(TypedDict):
     transcript: Transcript
     call: CallInfo
     pipeline: str
+    financials: NotRequired[Financials | None]
+    prices: NotRequired[Prices | None]
 
 
 class PipelineOutput(TypedDict):
@@ -68,6 +71,8 @@ class PipelineState(TypedDict, total=False):
     transcript: Transcript
     call: CallInfo
     pipeline: str
+    financials: Financials | None
+    prices: Prices | None
     collection: str
     evidence: dict[str, list[EvidencePassage]]
     analyses: Annotated[dict[str, Analysis], merge_dicts]
@@ -84,10 +89,15 @@ class PipelineState(TypedDict, total=False):
 
 def checkpoint_types() -> tuple[type, ...]:
     """Every type stored in graph state: the checkpoint serializer's msgpack allow-list."""
-    from core import contract
+    from core import contract, inputs
     from core.transcript import Transcript, Turn
 
     return (
+        inputs.Financials,
+        inputs.QuarterStatement,
+        inputs.Prices,
+        inputs.PriceSeries,
+        inputs.PriceBar,
         Analysis,
         Draft,
         Transcript,

@@ -47,7 +47,9 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         reason = failures[0].reason if failures else (final.parse_error or "unknown")
         section = render_missing_recommendations(final.author, reason)
     transcript = state["transcript"]
-    numbers = check_numbers(body, [transcript.text])
+    financials = state.get("financials")
+    sources = [transcript.text] + ([financials.figures_text()] if financials else [])
+    numbers = check_numbers(body, sources)
     decision = state.get("decision")
     debate = None
     if state["pipeline"] == "findebate":

@@ -65,8 +65,10 @@ async def _accept(
             transcript=body.transcript,
             call=body.call,
             options=body.options.model_dump(exclude_none=True),
-            financials=body.financials,
-            prices=body.prices,
+            financials=body.financials.model_dump(mode="json", by_alias=True)
+            if body.financials
+            else None,
+            prices=body.prices.model_dump(mode="json") if body.prices else None,
         ),
     )
     await manager.submit(record)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.store import RunRecord, RunState
 from core.contract import CallInfo, Report
+from core.inputs import Financials, Prices
 from graphs import PIPELINES
 
 
@@ -41,8 +41,10 @@ class RunCreate(BaseModel):
     company: str | None = Field(default=None, max_length=200)
     ticker: str | None = Field(default=None, max_length=20)
     period: str | None = Field(default=None, max_length=50)
-    financials: dict[str, Any] | None = None
-    prices: dict[str, Any] | None = None
+    financials: Financials | None = Field(
+        default=None, description="quarterly statements (Alpha Vantage field names)"
+    )
+    prices: Prices | None = Field(default=None, description="daily OHLCV before the call")
     options: RunOptionsIn = Field(default_factory=RunOptionsIn)
 
     @field_validator("pipeline")

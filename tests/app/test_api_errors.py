@@ -163,3 +163,40 @@ def test_oversized_body_refused_before_reading(client: TestClient) -> None:
     resp = client.post("/v1/runs", files={"transcript": ("a.txt", b"y" * 4_100_000)})
     assert resp.status_code == 413
     _no_runs(client)
+
+
+@pytest.mark.parametrize(
+    ("extra", "loc_head"),
+    [
+        (
+            {
+                "financials": {
+                    "most_recent_earnings": {
+                        "fiscalDateEnding": "2021-07-31",
+                        "totalRevenue": "lots",
+                    }
+                }
+            },
+            ["body", "financials", "most_recent_earnings", "totalRevenue"],
+        ),
+        ({"financials": "not an object"}, ["body", "financials"]),
+        ({"prices": {"company": {"symbol": "X", "bars": []}}}, ["body", "prices", "company"]),
+    ],
+)
+def test_bad_financials_and_prices(
+    client: TestClient, extra: dict[str, Any], loc_head: list[str]
+) -> None:
+    resp = client.post("/v1/runs", json={"transcript": TEXT, **extra})
+    assert resp.status_code == 422, resp.text
+    assert any(d["loc"][: len(loc_head)] == loc_head for d in resp.json()["detail"])
+    _no_runs(client)
+
+
+def test_financials_reach_the_report(client: TestClient) -> None:
+    fin = {"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": "1543100000"}}
+    run = client.post(
+        "/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "zero_shot", "financials": fin}
+    ).json()
+    assert run["status"] == "succeeded"
+    numbers = {n["text"]: n["grounded"] for n in run["report"]["evidence"]["numbers"]}
+    assert numbers["$1.54 billion"] is True  # stated only in the financials

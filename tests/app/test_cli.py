@@ -111,3 +111,72 @@ def test_pipelines_and_graph(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["graph", "findebate"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "integrity_check -.-> revert" in out and "graph TD" in out
+
+
+def test_financials_and_prices_files(tmp_path: Path) -> None:
+    fin = tmp_path / "fin.csv"
+    fin.write_text("fiscalDateEnding,totalRevenue\n2026-06-30,612000000\n2025-06-30,564600000\n")
+    prices = tmp_path / "prices.json"
+    bars = [
+        {"date": f"2026-07-{d:02d}", "open": 10, "high": 11, "low": 9, "close": 10.5}
+        for d in range(1, 6)
+    ]
+    prices.write_text(json.dumps({"company": {"symbol": "NWL", "bars": bars}}))
+    out = tmp_path / "out"
+    code = main(
+        [
+            "analyze",
+            str(SAMPLE),
+            "--pipeline",
+            "zero_shot",
+            "--financials",
+            str(fin),
+            "--prices",
+            str(prices),
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == EXIT_OK
+    report = json.loads((out / "report.json").read_text())
+    # the canned report says "$1.54 billion": in neither the call nor these financials
+    assert {n["text"]: n["grounded"] for n in report["evidence"]["numbers"]}[
+        "$1.54 billion"
+    ] is False
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "content", "message"),
+    [
+        ("--financials", "f.json", "{not json", "not valid JSON"),
+        (
+            "--financials",
+            "f.json",
+            '{"most_recent_earnings": {"totalRevenue": "x"}}',
+            "fiscalDateEnding",
+        ),
+        ("--prices", "p.csv", "date,open,high,low,close\n2026-07-01,1,2,0.5,-3\n", "greater than"),
+        ("--prices", "p.json", '{"company": {"symbol": "X", "bars": []}}', "at least 2"),
+    ],
+)
+def test_bad_input_files(
+    flag: str,
+    name: str,
+    content: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    assert main(["analyze", str(SAMPLE), flag, str(path), "--out", str(tmp_path / "o")]) == (
+        EXIT_USAGE
+    )
+    err = capsys.readouterr().err
+    assert flag in err and message in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", str(SAMPLE), "--prices", str(tmp_path / "nope.csv")]) == EXIT_USAGE
+    assert "no such file" in capsys.readouterr().err

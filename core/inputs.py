@@ -1,0 +1,269 @@
+"""Optional structured inputs: quarterly `financials` and daily `prices`, validated.
+
+Field names follow the Alpha Vantage examples in the seed papers (`totalRevenue`,
+`fiscalDateEnding`, `"1. open"`...). Amounts may be numbers or numeric strings; `"None"`, `""` and
+null mean "not reported". Anything else is refused with the field's name, before a run starts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import date, timedelta
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+
+class InputError(ValueError):
+    """Financials or prices that cannot be used; the message names the field."""
+
+
+def _amount(value: Any) -> float | None:
+    if value is None or (isinstance(value, str) and value.strip() in ("", "None", "null", "-")):
+        return None
+    if isinstance(value, bool):
+        raise ValueError("expected a number, got a boolean")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.replace(",", "").strip())
+        except ValueError:
+            raise ValueError(f"expected a number, got {value!r}") from None
+    raise ValueError(f"expected a number, got {type(value).__name__}")
+
+
+Amount = Annotated[float | None, BeforeValidator(_amount)]
+Price = Annotated[float, BeforeValidator(_amount), Field(gt=0)]
+
+# The statement lines the pipelines use (income statement, balance sheet, cash flow).
+STATEMENT_FIELDS: tuple[str, ...] = (
+    "totalRevenue", "costOfRevenue", "grossProfit", "operatingExpenses",
+    "sellingGeneralAndAdministrative", "researchAndDevelopment", "operatingIncome",
+    "netInterestIncome", "interestIncome", "interestExpense", "depreciationAndAmortization",
+    "incomeBeforeTax", "incomeTaxExpense", "netIncomeFromContinuingOperations", "ebit", "ebitda",
+    "netIncome", "totalAssets", "totalLiabilities", "totalShareholderEquity",
+    "cashAndCashEquivalentsAtCarryingValue", "operatingCashflow", "capitalExpenditures",
+)  # fmt: skip
+
+
+class QuarterStatement(BaseModel):
+    """One fiscal quarter's statements. Unknown Alpha Vantage lines are kept as given."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    fiscalDateEnding: date
+    reportedCurrency: str = "USD"
+    totalRevenue: Amount = None
+    costOfRevenue: Amount = None
+    grossProfit: Amount = None
+    operatingExpenses: Amount = None
+    sellingGeneralAndAdministrative: Amount = None
+    researchAndDevelopment: Amount = None
+    operatingIncome: Amount = None
+    netInterestIncome: Amount = None
+    interestIncome: Amount = None
+    interestExpense: Amount = None
+    depreciationAndAmortization: Amount = None
+    incomeBeforeTax: Amount = None
+    incomeTaxExpense: Amount = None
+    netIncomeFromContinuingOperations: Amount = None
+    ebit: Amount = None
+    ebitda: Amount = None
+    netIncome: Amount = None
+    totalAssets: Amount = None
+    totalLiabilities: Amount = None
+    totalShareholderEquity: Amount = None
+    cashAndCashEquivalentsAtCarryingValue: Amount = None
+    operatingCashflow: Amount = None
+    capitalExpenditures: Amount = None
+
+    def reported(self) -> dict[str, float]:
+        """The statement lines that have a value."""
+        values = {f: getattr(self, f) for f in STATEMENT_FIELDS}
+        return {k: v for k, v in values.items() if v is not None}
+
+
+class Financials(BaseModel):
+    """Current quarter, previous quarter, same quarter last year (the seeds' layout), plus any
+    further quarters (`quarters`, e.g. four for the conversation pipeline's Analyst)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    ticker: str | None = Field(default=None, alias="Ticker")
+    most_recent_earnings: QuarterStatement
+    previous_earnings: QuarterStatement | None = None
+    same_quarter_last_year_earnings: QuarterStatement | None = None
+    quarters: list[QuarterStatement] = Field(default_factory=list, max_length=12)
+    ecc: str | None = Field(default=None, alias="ECC")
+    quarter: str | None = Field(default=None, alias="Quarter")
+    year: str | None = Field(default=None, alias="Year")
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> Financials:
+        latest = self.most_recent_earnings.fiscalDateEnding
+        for name in ("previous_earnings", "same_quarter_last_year_earnings"):
+            q: QuarterStatement | None = getattr(self, name)
+            if q is not None and q.fiscalDateEnding >= latest:
+                raise ValueError(
+                    f"{name} ends {q.fiscalDateEnding}, not before most_recent_earnings ({latest})"
+                )
+        return self
+
+    def ordered(self) -> list[QuarterStatement]:
+        """Every distinct quarter given, newest first."""
+        named = [self.most_recent_earnings, self.previous_earnings,
+                 self.same_quarter_last_year_earnings]  # fmt: skip
+        by_date = {q.fiscalDateEnding: q for q in [*self.quarters, *named] if q is not None}
+        return [by_date[d] for d in sorted(by_date, reverse=True)]
+
+    def figures_text(self) -> str:
+        """Every reported amount as plain numbers, a grounding source for the report's figures."""
+        return "\n".join(
+            f"{q.fiscalDateEnding} {name} {value:.0f}"
+            for q in self.ordered()
+            for name, value in q.reported().items()
+        )
+
+
+class PriceBar(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    date: date
+    open: Price
+    high: Price
+    low: Price
+    close: Price
+    volume: Annotated[float, BeforeValidator(_amount), Field(ge=0)] = 0.0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PriceBar:
+        if self.low > self.high:
+            raise ValueError(f"{self.date}: low {self.low} is above high {self.high}")
+        return self
+
+
+class PriceSeries(BaseModel):
+    """Daily bars of one symbol, oldest first, one per date."""
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str = Field(min_length=1, max_length=20)
+    bars: list[PriceBar] = Field(min_length=2)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _alpha_vantage(cls, data: Any) -> Any:
+        """Accept Alpha Vantage's TIME_SERIES_DAILY JSON as it comes."""
+        if isinstance(data, dict) and "Time Series (Daily)" in data:
+            meta = data.get("Meta Data", {})
+            series = data["Time Series (Daily)"]
+            if not isinstance(series, dict):
+                raise ValueError("'Time Series (Daily)' must be an object of date -> bar")
+            bars = [
+                {"date": day, **{k.split(". ", 1)[-1]: v for k, v in bar.items()}}
+                for day, bar in series.items()
+            ]
+            return {"symbol": meta.get("2. Symbol", "UNKNOWN"), "bars": bars}
+        return data
+
+    @model_validator(mode="after")
+    def _sorted_unique(self) -> PriceSeries:
+        bars = sorted(self.bars, key=lambda b: b.date)
+        dates = [b.date for b in bars]
+        if len(set(dates)) != len(dates):
+            dup = next(d for d in dates if dates.count(d) > 1)
+            raise ValueError(f"{self.symbol}: two bars for {dup}")
+        object.__setattr__(self, "bars", bars)
+        return self
+
+
+class Prices(BaseModel):
+    """The company's daily prices and, optionally, a benchmark's (e.g. SPY) before the call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    company: PriceSeries
+    benchmark: PriceSeries | None = None
+    as_of: date | None = Field(default=None, description="the call date; later bars are ignored")
+
+    @model_validator(mode="after")
+    def _enough_history(self) -> Prices:
+        cutoff = self.as_of or date.max
+        if len([b for b in self.company.bars if b.date <= cutoff]) < 2:
+            raise ValueError(f"company prices need at least 2 bars on or before {self.as_of}")
+        return self
+
+
+# -- files (the CLI's --financials / --prices) -----------------------------------------------
+
+
+def _rows(text: str) -> list[dict[str, str]]:
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames:
+        raise InputError("the CSV file has no header row")
+    return [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in reader]
+
+
+def financials_from_text(text: str, *, csv_format: bool) -> Financials:
+    """JSON (the seeds' layout) or CSV (one row per quarter, columns = statement fields)."""
+    if not csv_format:
+        return Financials.model_validate(_json(text))
+    quarters = [QuarterStatement.model_validate(r) for r in _rows(text)]
+    if not quarters:
+        raise InputError("the financials CSV has no rows")
+    quarters.sort(key=lambda q: q.fiscalDateEnding, reverse=True)
+    latest = quarters[0]
+    year_ago = next((q for q in quarters[1:] if timedelta(days=330)
+                     <= latest.fiscalDateEnding - q.fiscalDateEnding
+                     <= timedelta(days=400)), None)  # fmt: skip
+    return Financials(
+        most_recent_earnings=latest,
+        previous_earnings=quarters[1] if len(quarters) > 1 else None,
+        same_quarter_last_year_earnings=year_ago,
+        quarters=quarters,
+    )
+
+
+def prices_from_text(
+    text: str, *, csv_format: bool, ticker: str | None = None, benchmark: str = "SPY"
+) -> Prices:
+    """JSON (`{"company": ..., "benchmark": ..., "as_of": ...}`, each series either
+    `{"symbol", "bars"}` or Alpha Vantage's daily JSON) or CSV with columns
+    date,open,high,low,close,volume and an optional symbol column (the `benchmark` symbol's rows
+    are the benchmark; the others, or `ticker`'s, the company)."""
+    if not csv_format:
+        return Prices.model_validate(_json(text))
+    rows = _rows(text)
+    by_symbol: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        by_symbol.setdefault(row.get("symbol") or ticker or "COMPANY", []).append(row)
+    bench_rows = by_symbol.pop(benchmark, None)
+    if ticker and ticker in by_symbol:
+        company_symbol = ticker
+    elif len(by_symbol) == 1:
+        company_symbol = next(iter(by_symbol))
+    else:
+        raise InputError(
+            f"the prices CSV has symbols {sorted(by_symbol)}: pass --ticker to pick the company"
+        )
+
+    def series(symbol: str, rs: list[dict[str, str]]) -> dict[str, Any]:
+        return {"symbol": symbol, "bars": [{k: v for k, v in r.items() if k != "symbol"}
+                                           for r in rs]}  # fmt: skip
+
+    return Prices.model_validate({
+        "company": series(company_symbol, by_symbol[company_symbol]),
+        "benchmark": series(benchmark, bench_rows) if bench_rows else None,
+    })  # fmt: skip
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
