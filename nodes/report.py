@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.contract import DebateLog, Evidence, EvidencePassage, NodeTrace, Report
 from core.grounding import check_numbers
+from core.market import scorecard
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import PipelineState
 
@@ -84,8 +85,17 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         models=models,
         model_note=runtime.context.model_note,
         notes=list(state.get("notes", [])),
+        extras=_extras(state),
     )
     return {"report": report, "trace": [own]}
+
+
+def _extras(state: PipelineState) -> dict[str, Any]:
+    """Computed context shown with the report: the market scorecard when prices were given."""
+    prices = state.get("prices")
+    if prices is None:
+        return {}
+    return {"market_scorecard": scorecard(prices).model_dump(mode="json")}
 
 
 def _header(state: PipelineState, model: str, note: str | None) -> str:

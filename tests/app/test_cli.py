@@ -143,6 +143,8 @@ def test_financials_and_prices_files(tmp_path: Path) -> None:
     assert {n["text"]: n["grounded"] for n in report["evidence"]["numbers"]}[
         "$1.54 billion"
     ] is False
+    card = report["extras"]["market_scorecard"]  # prices given: the scorecard comes along
+    assert card["symbol"] == "NWL" and card["bars_used"] == 5 and card["returns_pct"]["3"] == 0.0
 
 
 @pytest.mark.parametrize(
