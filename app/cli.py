@@ -39,7 +39,7 @@ def node_names(pipeline: str) -> list[str]:
 
 
 def mermaid(pipeline: str) -> str:
-    return get_pipeline(pipeline).build().compile().get_graph().draw_mermaid()
+    return str(get_pipeline(pipeline).build().compile().get_graph().draw_mermaid())
 
 
 def read_transcript(path: Path, max_bytes: int) -> Transcript:

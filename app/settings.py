@@ -21,6 +21,12 @@ ROLES: tuple[str, ...] = (
     "skeptic",
     "leader",
     "extractor",
+    # conversation pipeline
+    "writer",
+    "analyst",
+    "psychologist",
+    "editor",
+    "client",
 )
 
 # Completion-token budgets per role for a capable remote model ...
@@ -35,6 +41,11 @@ REMOTE_MAX_TOKENS: dict[str, int] = {
     "skeptic": 3000,
     "leader": 3500,
     "extractor": 1000,
+    "writer": 3000,
+    "analyst": 1200,
+    "psychologist": 1200,
+    "editor": 1200,
+    "client": 400,
 }
 # ... and scaled down for the bundled local model so a whole run fits a 2-core machine and every
 # prompt fits its 4096-token context.
@@ -51,6 +62,11 @@ LOCAL_MAX_TOKENS: dict[str, int] = {
     # the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always fits, so
     # grammar-constrained output is never cut off mid-JSON
     "extractor": 768,
+    "writer": 600,
+    "analyst": 250,
+    "psychologist": 250,
+    "editor": 250,
+    "client": 80,
 }
 
 

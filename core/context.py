@@ -21,6 +21,7 @@ class RunOptions:
     evidence_per_dimension: int = 8
     evidence_words: int = 900
     transcript_words: int = 60_000
+    conversation_rounds: int = 3
 
     def __post_init__(self) -> None:
         if self.parse_retries < 0:
@@ -33,6 +34,7 @@ class RunOptions:
             "evidence_per_dimension",
             "evidence_words",
             "transcript_words",
+            "conversation_rounds",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, NotRequired, TypedDict, TypeVar
+from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,6 +51,17 @@ class Draft(BaseModel):
     parse_error: str | None = None
 
 
+class ConversationTurn(BaseModel):
+    """One speaker's turn in the conversation pipeline."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    round: int
+    model: str
+    text: str
+
+
 class PipelineInput(TypedDict):
     """What every pipeline is started with."""
 
@@ -82,9 +93,19 @@ class PipelineState(TypedDict, total=False):
     decision: RevertDecision
     final: Draft
     notes: Annotated[list[str], operator.add]
+    extras: Annotated[dict[str, Any], merge_dicts]  # pipeline-specific parts of the Report
     trace: Annotated[list[NodeTrace], operator.add]
     failures: Annotated[list[NodeFailure], operator.add]
     report: Report
+
+
+class ConversationState(PipelineState, total=False):
+    """The conversation pipeline (seed 002): the writer's manuscript, every turn, the round."""
+
+    manuscript: str
+    turns: Annotated[list[ConversationTurn], operator.add]
+    round: int
+    round_limit: int
 
 
 def checkpoint_types() -> tuple[type, ...]:
@@ -93,6 +114,7 @@ def checkpoint_types() -> tuple[type, ...]:
     from core.transcript import Transcript, Turn
 
     return (
+        ConversationTurn,
         inputs.Financials,
         inputs.QuarterStatement,
         inputs.Prices,

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from graphs.baselines import build_multi_agent, build_standard_rag, build_zero_shot
-from graphs.findebate import PipelineGraph, build_findebate
+from graphs.conversation import build_conversation
+from graphs.findebate import build_findebate
 
 
 @dataclass(frozen=True)
 class PipelineSpec:
     name: str
     summary: str
-    build: Callable[[], PipelineGraph]
+    build: Callable[[], Any]  # () -> StateGraph of that pipeline's state
 
 
 PIPELINES: dict[str, PipelineSpec] = {
@@ -32,6 +34,11 @@ PIPELINES: dict[str, PipelineSpec] = {
         ),
         PipelineSpec(
             "zero_shot", "the transcript straight to one writer (baseline)", build_zero_shot
+        ),
+        PipelineSpec(
+            "conversation",
+            "Writer edits; Analyst, Psychologist, Editor, Client give feedback; <= 3 rounds",
+            build_conversation,
         ),
     )
 }

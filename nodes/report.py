@@ -91,11 +91,13 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
 
 
 def _extras(state: PipelineState) -> dict[str, Any]:
-    """Computed context shown with the report: the market scorecard when prices were given."""
+    """What pipeline nodes put in `extras` (e.g. the conversation log), plus the market
+    scorecard when prices were given."""
+    extras: dict[str, Any] = dict(state.get("extras", {}))
     prices = state.get("prices")
-    if prices is None:
-        return {}
-    return {"market_scorecard": scorecard(prices).model_dump(mode="json")}
+    if prices is not None:
+        extras["market_scorecard"] = scorecard(prices).model_dump(mode="json")
+    return extras
 
 
 def _header(state: PipelineState, model: str, note: str | None) -> str:

@@ -7,7 +7,8 @@ import pytest
 
 import prompts
 from core.contract import CallInfo
-from core.state import Analysis
+from core.state import Analysis, ConversationTurn
+from nodes.conversation import SECTIONS
 from nodes.specialists import SPECIALISTS
 
 CALL = CallInfo(company="Northwind", ticker="NWL", period="Q2 2026")
@@ -21,6 +22,10 @@ VARS = {
     "trust": "TRUST-SLOT",
     "skeptic": "SKEPTIC-SLOT",
     "transcript": "TRANSCRIPT-SLOT",
+    "manuscript": "MANUSCRIPT-SLOT",
+    "sections": SECTIONS,
+    "financials": "FINANCIALS-SLOT",
+    "feedback": ConversationTurn(speaker="editor", round=1, model="m", text="FEEDBACK-SLOT"),
 }
 HORIZON_WORDS = ("1-Day", "1-Week", "1-Month", "Position", "Conviction")
 
@@ -95,3 +100,27 @@ def test_missing_slot_is_an_error() -> None:
 def test_reserved_name_refused() -> None:
     with pytest.raises(KeyError):
         prompts.render("findebate/trust", SPLIT="x", **VARS)
+
+
+def test_conversation_writer_modes() -> None:
+    first = prompts.render("conversation/writer", **{**VARS, "manuscript": None})
+    assert "first draft" in first.user and "FEEDBACK-SLOT" not in first.user
+    edit = prompts.render("conversation/writer", **VARS)
+    assert "targeted edits" in " ".join(edit.user.split()) and "FEEDBACK-SLOT" in edit.user
+    assert "MANUSCRIPT-SLOT" in edit.user and "from the editor" in edit.user
+    for i, title in enumerate(SECTIONS, 1):
+        assert f"{i}. {title}" in edit.system
+    assert "Never rewrite the" in edit.system
+
+
+@pytest.mark.parametrize("role", ["analyst", "psychologist", "editor", "client"])
+def test_conversation_reviewers_only_give_feedback(role: str) -> None:
+    p = prompts.render(f"conversation/{role}", **VARS)
+    assert "never rewrite" in p.system and "MANUSCRIPT-SLOT" in p.user
+
+
+def test_analyst_sees_financials_and_client_knows_the_word() -> None:
+    assert "FINANCIALS-SLOT" in prompts.render("conversation/analyst", **VARS).user
+    assert "TERMINATE" in prompts.render("conversation/client", **VARS).user
+    editor = prompts.render("conversation/editor", **VARS).user
+    assert all(s in editor for s in SECTIONS)

@@ -1,0 +1,38 @@
+"""Conversation (pipelines.md section 3): Writer edits, Analyst / Psychologist / Editor / Client
+give feedback in a fixed order, at most N rounds, "TERMINATE" ends early."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import RunContext
+from core.state import ConversationState, PipelineInput, PipelineOutput
+from nodes.conversation import REVIEWERS, client_verdict, finalize, make_reviewer, next_speaker
+from nodes.conversation import writer as writer_node
+from nodes.report import build_report
+
+ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, PipelineOutput]
+
+
+def build_conversation() -> ConversationGraph:
+    graph: ConversationGraph = StateGraph(
+        ConversationState,
+        context_schema=RunContext,
+        input_schema=PipelineInput,
+        output_schema=PipelineOutput,
+    )
+    graph.add_node("writer", writer_node)
+    for role in REVIEWERS:
+        graph.add_node(role, make_reviewer(role))
+    graph.add_node("finalize", finalize)
+    graph.add_node("report", build_report)
+    graph.add_edge(START, "writer")
+    graph.add_conditional_edges("writer", next_speaker, {r: r for r in REVIEWERS})
+    for role in ("analyst", "psychologist", "editor"):
+        graph.add_edge(role, "writer")
+    graph.add_conditional_edges(
+        "client", client_verdict, {"revise": "writer", "finish": "finalize"}
+    )
+    graph.add_edge("finalize", "report")
+    graph.add_edge("report", END)
+    return graph

@@ -1,0 +1,183 @@
+"""The conversation pipeline (seed 002): a Writer edits one manuscript in a fixed turn order
+Writer -> Analyst -> Writer -> Psychologist -> Writer -> Editor -> Writer -> Client, for at most
+N rounds, ending early when the Client answers exactly "TERMINATE". Feedback agents only speak;
+only the Writer changes the manuscript."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.context import RunContext
+from core.contract import NodeFailure
+from core.inputs import Financials
+from core.llm import complete
+from core.state import ConversationState, ConversationTurn, Draft
+from nodes.parsing import parse_recommendations
+from nodes.tracing import NodeFn, traced
+from prompts import render
+
+SECTIONS: tuple[str, ...] = (
+    "Key Financial and Strategic Highlights",
+    "Summary of Prepared Remarks",
+    "Key Takeaways from the Q&A Section",
+    "Stock Outlook: Positives and Negatives",
+    "Stock Trend Predictions (1 day, 1 week, 1 month)",
+)
+Reviewer = Literal["analyst", "psychologist", "editor", "client"]
+REVIEWERS: tuple[Reviewer, ...] = ("analyst", "psychologist", "editor", "client")
+TERMINATE = "TERMINATE"
+_FINANCIAL_LINES = (
+    ("totalRevenue", "Revenue"), ("grossProfit", "Gross profit"),
+    ("operatingExpenses", "Operating expenses"), ("ebitda", "EBITDA"),
+    ("netIncome", "Net income"), ("totalAssets", "Total assets"),
+    ("totalLiabilities", "Total liabilities"), ("totalShareholderEquity", "Equity"),
+    ("operatingCashflow", "Operating cash flow"),
+)  # fmt: skip
+
+
+def _excerpt(state: ConversationState, words: int) -> str:
+    tokens = state["transcript"].text.split()
+    return " ".join(tokens[:words]) + (" [...]" if len(tokens) > words else "")
+
+
+def financials_table(financials: Financials | None, quarters: int = 4) -> str:
+    """Up to four quarters of the lines the Analyst uses, as a markdown table."""
+    if financials is None:
+        return "No financial statements were supplied; check figures against the call only."
+    recent = financials.ordered()[:quarters]
+    head = "| Line | " + " | ".join(str(q.fiscalDateEnding) for q in recent) + " |"
+    rows = [head, "|---" * (len(recent) + 1) + "|"]
+    for field, label in _FINANCIAL_LINES:
+        values = [getattr(q, field) for q in recent]
+        if any(v is not None for v in values):
+            cells = " | ".join("n/a" if v is None else f"{v:,.0f}" for v in values)
+            rows.append(f"| {label} | {cells} |")
+    return "\n".join(rows)
+
+
+def last_feedback(state: ConversationState) -> ConversationTurn | None:
+    for turn in reversed(state.get("turns", [])):
+        if turn.speaker != "writer":
+            return turn
+    return None
+
+
+@traced("writer")
+async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """First draft from the call, then targeted edits answering the last feedback."""
+    ctx = runtime.context
+    feedback = last_feedback(state)
+    manuscript = state.get("manuscript")
+    new_round = manuscript is None or (feedback is not None and feedback.speaker == "client")
+    round_no = state.get("round", 0) + (1 if new_round else 0)
+    words = ctx.options.transcript_words if manuscript is None else ctx.options.evidence_words
+    prompt = render(
+        "conversation/writer",
+        call=state["call"],
+        sections=SECTIONS,
+        transcript=_excerpt(state, words),
+        manuscript=manuscript,
+        feedback=feedback,
+    )
+    handle = ctx.models.chat("writer")
+    text = await complete(handle, prompt.messages(), role="writer")
+    turn = ConversationTurn(speaker="writer", round=round_no, model=handle.name, text=text)
+    return {
+        "manuscript": text,
+        "turns": [turn],
+        "round": round_no,
+        "round_limit": ctx.options.conversation_rounds,
+    }
+
+
+def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
+    """A feedback agent: reads the manuscript, answers with feedback only."""
+
+    @traced(role)
+    async def reviewer(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        prompt = render(
+            f"conversation/{role}",
+            call=state["call"],
+            sections=SECTIONS,
+            manuscript=state["manuscript"],
+            transcript=_excerpt(state, ctx.options.evidence_words),
+            financials=financials_table(state.get("financials")),
+        )
+        handle = ctx.models.chat(role)
+        text = await complete(handle, prompt.messages(), role=role)
+        turn = ConversationTurn(speaker=role, round=state["round"], model=handle.name, text=text)
+        return {"turns": [turn]}
+
+    return reviewer
+
+
+def next_speaker(state: ConversationState) -> Reviewer:
+    """After the Writer: Analyst, Psychologist, Editor, Client in turn (Analyst opens a round)."""
+    feedback = last_feedback(state)
+    if feedback is None or feedback.speaker == "client":
+        return "analyst"
+    return REVIEWERS[REVIEWERS.index(feedback.speaker) + 1]
+
+
+def terminated(state: ConversationState) -> bool:
+    feedback = last_feedback(state)
+    return (
+        feedback is not None
+        and feedback.speaker == "client"
+        and (feedback.text.strip() == TERMINATE)
+    )
+
+
+def client_verdict(state: ConversationState) -> Literal["finish", "revise"]:
+    """Exactly "TERMINATE" ends the conversation; so does the last allowed round."""
+    if terminated(state) or state["round"] >= state["round_limit"]:
+        return "finish"
+    return "revise"
+
+
+def sections_in_order(manuscript: str) -> list[str]:
+    """The five required section titles found as headings, in the order they appear."""
+    found: list[tuple[int, str]] = []
+    for title in SECTIONS:
+        m = re.search(rf"^#+\s*\**\s*{re.escape(title)}", manuscript, re.MULTILINE | re.IGNORECASE)
+        if m:
+            found.append((m.start(), title))
+    return [t for _, t in sorted(found)]
+
+
+@traced("finalize")
+async def finalize(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The last manuscript becomes the report draft; its predictions are parsed."""
+    manuscript = state["manuscript"]
+    parsed = await parse_recommendations(runtime.context, manuscript)
+    writer_model = next(t.model for t in reversed(state["turns"]) if t.speaker == "writer")
+    draft = Draft(author="writer", model=writer_model, markdown=manuscript,
+                  recommendations=parsed.value, parse_error=parsed.error)  # fmt: skip
+    found = sections_in_order(manuscript)
+    notes = [
+        f"conversation: {state['round']} round(s); client "
+        f"{'answered TERMINATE' if terminated(state) else 'did not terminate'}"
+    ]
+    if found != list(SECTIONS):
+        missing = [s for s in SECTIONS if s not in found]
+        notes.append(
+            "conversation: the manuscript does not have the five required sections in "
+            f"order (missing or misplaced: {', '.join(missing) or 'order'})"
+        )
+    log = [t.model_dump(mode="json") for t in state["turns"]]
+    update: dict[str, Any] = {
+        "draft": draft,
+        "notes": notes,
+        "extras": {"conversation": log, "sections_in_order": found == list(SECTIONS)},
+    }
+    if not parsed.ok:
+        update["failures"] = [NodeFailure(
+            node="finalize",
+            reason=f"recommendations unparseable after {parsed.attempts} attempts: "
+                   f"{parsed.error}",
+            raw_output=parsed.raw_output)]  # fmt: skip
+    return update

@@ -1,0 +1,108 @@
+"""The conversation pipeline's routes: TERMINATE early vs all rounds, turn order, feedback
+agents never editing, the analyst's financials, parse failure -> degraded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.fake_llm import FakeModels, Script, block
+from core.inputs import Financials
+from core.transcript import parse_transcript
+from nodes.conversation import SECTIONS
+
+pytestmark = pytest.mark.asyncio
+
+GOOD = "\n\n".join(f"## {s}\nText about {s}." for s in SECTIONS)
+ROUND = ["writer", "analyst", "writer", "psychologist", "writer", "editor", "writer", "client"]
+
+
+def models(*client: str, extractor: Any = None, writer: Any = None) -> FakeModels:
+    n = iter(range(1, 100))
+    scripts = {
+        "writer": Script.of(default=writer or (lambda m, t: f"{GOOD}\n\nDraft {next(n)}.")),
+        "analyst": Script.of(default="ANALYST: check revenue."),
+        "psychologist": Script.of(default="PSYCHOLOGIST: calibrate confidence."),
+        "editor": Script.of(default="EDITOR: sections fine."),
+        "client": Script.of(*client, default="Not yet: add guidance."),
+        "extractor": Script.of(default=extractor or block()),
+    }
+    return FakeModels(scripts)
+
+
+async def run(fake_engine: Any, m: FakeModels, text: str, **kw: Any) -> Any:
+    async with fake_engine(m, **kw.pop("settings", {})) as engine:
+        return await engine.run("conversation", parse_transcript(text), **kw)
+
+
+async def test_terminate_in_first_round(fake_engine: Any, sample_text: str) -> None:
+    m = models("TERMINATE")
+    out = await run(fake_engine, m, sample_text)
+    report = out.report
+    assert report.status == "succeeded"
+    speakers = [t["speaker"] for t in report.extras["conversation"]]
+    assert speakers == ROUND
+    assert "Draft 4." in report.markdown  # the writer's last edit is the report
+    assert any("1 round(s); client answered TERMINATE" in n for n in report.notes)
+    assert len(m.script("extractor").calls) == 1
+
+
+async def test_terminate_in_second_round(fake_engine: Any, sample_text: str) -> None:
+    out = await run(fake_engine, models("More detail please.", "  TERMINATE\n"), sample_text)
+    speakers = [t["speaker"] for t in out.report.extras["conversation"]]
+    assert speakers == ROUND * 2
+    assert [t["round"] for t in out.report.extras["conversation"]][-1] == 2
+
+
+async def test_three_full_rounds_without_terminate(fake_engine: Any, sample_text: str) -> None:
+    m = models("TERMINATE.", "terminate", "Terminate now")  # not exactly TERMINATE
+    out = await run(fake_engine, m, sample_text)
+    turns = out.report.extras["conversation"]
+    assert [t["speaker"] for t in turns] == ROUND * 3
+    assert any("3 round(s); client did not terminate" in n for n in out.report.notes)
+    assert out.report.status == "succeeded"
+
+
+async def test_round_limit_is_a_setting(fake_engine: Any, sample_text: str) -> None:
+    from core.context import RunOptions
+
+    out = await run(fake_engine, models(), sample_text, options=RunOptions(conversation_rounds=1))
+    assert [t["speaker"] for t in out.report.extras["conversation"]] == ROUND
+
+
+async def test_feedback_reaches_the_writer_and_never_edits(
+    fake_engine: Any, sample_text: str
+) -> None:
+    m = models("TERMINATE")
+    out = await run(fake_engine, m, sample_text)
+    calls = m.script("writer").calls
+    assert len(calls) == 4
+    assert "first draft" in calls[0].text
+    for call, who in zip(calls[1:], ("ANALYST", "PSYCHOLOGIST", "EDITOR"), strict=True):
+        assert f"{who}:" in call.text and "targeted" in call.text
+    assert "ANALYST" not in out.report.markdown  # reviewers' words are not in the report
+
+
+async def test_analyst_gets_four_quarters(fake_engine: Any, sample_text: str) -> None:
+    quarters = [
+        {"fiscalDateEnding": f"202{y}-{mth}-30", "totalRevenue": str(100 + i)}
+        for i, (y, mth) in enumerate([(6, "06"), (6, "03"), (5, 12), (5, "09"), (5, "06")])
+    ]
+    fin = Financials.model_validate({"most_recent_earnings": quarters[0], "quarters": quarters})
+    m = models("TERMINATE")
+    await run(fake_engine, m, sample_text, financials=fin)
+    prompt = m.script("analyst").calls[0].text
+    assert "2026-06-30" in prompt and "2025-09-30" in prompt and "2025-06-30" not in prompt
+    assert "| Revenue | 100 | 101 | 102 | 103 |" in prompt
+
+
+async def test_missing_sections_are_noted(fake_engine: Any, sample_text: str) -> None:
+    out = await run(fake_engine, models("TERMINATE", writer="## Summary\nShort."), sample_text)
+    assert any("does not have the five required sections" in n for n in out.report.notes)
+
+
+async def test_unparseable_predictions_degrade(fake_engine: Any, sample_text: str) -> None:
+    out = await run(fake_engine, models("TERMINATE", extractor="no tool call"), sample_text)
+    assert out.report.status == "degraded" and out.report.recommendations == []
+    assert out.report.failures[0].node == "finalize"
