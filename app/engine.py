@@ -57,6 +57,7 @@ def options_from(settings: Settings) -> RunOptions:
         evidence_per_dimension=settings.evidence_per_dimension,
         evidence_words=settings.evidence_budget(),
         transcript_words=settings.transcript_budget(),
+        conversation_rounds=settings.conversation_rounds,
     )
 
 

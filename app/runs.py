@@ -33,6 +33,7 @@ OPTION_FIELDS = (
     "evidence_per_dimension",
     "evidence_words",
     "transcript_words",
+    "conversation_rounds",
 )
 
 

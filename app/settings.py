@@ -129,6 +129,7 @@ class Settings(BaseSettings):
     parse_retries: int = 2
     max_conviction_shift: int = 10
     chunk_words: int = 150
+    conversation_rounds: int = Field(default=3, description="conversation pipeline round limit")
     retrieval_k: int = 4
     evidence_per_dimension: int = 8
     evidence_words: int | None = None
@@ -175,6 +176,7 @@ class Settings(BaseSettings):
     def _positive(self) -> Settings:
         for name in (
             "max_runs",
+            "conversation_rounds",
             "max_concurrency",
             "local_n_ctx",
             "local_threads",

@@ -26,6 +26,7 @@ class RunOptionsIn(BaseModel):
     evidence_per_dimension: int | None = Field(default=None, ge=1, le=100)
     evidence_words: int | None = Field(default=None, ge=50, le=50_000)
     transcript_words: int | None = Field(default=None, ge=50, le=500_000)
+    conversation_rounds: int | None = Field(default=None, ge=1, le=10)
 
 
 class RunCreate(BaseModel):

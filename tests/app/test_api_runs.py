@@ -213,3 +213,21 @@ def test_heartbeats_keep_the_stream_alive(tmp_path: Path) -> None:
         )
     assert events[-1]["event"] == "run_finished"
     assert len(pings) >= 3
+
+
+def test_conversation_rounds_option(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        run = client.post(
+            "/v1/runs?wait=true",
+            json={
+                "transcript": TEXT,
+                "pipeline": "conversation",
+                "options": {"conversation_rounds": 1},
+            },
+        ).json()
+        bad = client.post(
+            "/v1/runs", json={"transcript": TEXT, "options": {"conversation_rounds": 0}}
+        )
+    assert run["status"] == "succeeded"
+    assert len(run["report"]["extras"]["conversation"]) == 8  # one round: W A W P W E W C
+    assert bad.status_code == 422
