@@ -7,7 +7,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final, Literal
 
 import aiosqlite
@@ -49,16 +49,13 @@ class RunOutcome:
 
 
 def options_from(settings: Settings) -> RunOptions:
-    return RunOptions(
-        parse_retries=settings.parse_retries,
-        max_conviction_shift=settings.max_conviction_shift,
-        chunk_words=settings.chunk_words,
-        retrieval_k=settings.retrieval_k,
-        evidence_per_dimension=settings.evidence_per_dimension,
-        evidence_words=settings.evidence_budget(),
-        transcript_words=settings.transcript_budget(),
-        conversation_rounds=settings.conversation_rounds,
+    """The run options' defaults: the same-named settings, with the word budgets resolved for
+    the provider."""
+    values = {f.name: getattr(settings, f.name) for f in fields(RunOptions)}
+    values.update(
+        evidence_words=settings.evidence_budget(), transcript_words=settings.transcript_budget()
     )
+    return RunOptions(**values)
 
 
 def model_note(settings: Settings) -> str | None:

@@ -8,7 +8,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,16 +25,7 @@ from core.transcript import parse_transcript
 log = logging.getLogger("earnings_desk.runs")
 
 # Request options that map onto RunOptions fields (the rest are handled here).
-OPTION_FIELDS = (
-    "parse_retries",
-    "max_conviction_shift",
-    "chunk_words",
-    "retrieval_k",
-    "evidence_per_dimension",
-    "evidence_words",
-    "transcript_words",
-    "conversation_rounds",
-)
+OPTION_FIELDS = frozenset(f.name for f in fields(RunOptions))
 
 
 def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> float | None:
