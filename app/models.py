@@ -106,9 +106,6 @@ class ModelFactory(ModelSource):
         )
         return ChatHandle(chat, f"openai:{model}", self._limit("openai"))
 
-    def describe(self) -> dict[str, str]:
-        return {role: ":".join(role_spec(self.settings, role)) for role in ROLES}
-
 
 class LazyEmbeddings(Embeddings):
     """Loads the embedding model on first use (a few seconds), once, thread-safely."""

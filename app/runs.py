@@ -289,7 +289,3 @@ class RunManager:
         await self.engine.checkpointer.adelete_thread(run_id)
         self._signal(run_id).set()
         self._signals.pop(run_id, None)
-
-    @property
-    def active(self) -> int:
-        return len(self._tasks)

@@ -91,12 +91,6 @@ class Evidence(BaseModel):
     passages: list[EvidencePassage] = Field(default_factory=list)
     numbers: list[NumberCheck] = Field(default_factory=list)
 
-    @property
-    def grounded_share(self) -> float | None:
-        if not self.numbers:
-            return None
-        return sum(n.grounded for n in self.numbers) / len(self.numbers)
-
 
 class NodeTrace(BaseModel):
     """What one node did: timing, which model(s), tokens, retries and how it ended."""

@@ -47,7 +47,7 @@ def create_app(
             store = await RunStore.open(cfg.runs_path)
             manager = RunManager(engine, store, cfg)
             app.state.manager = manager
-            app.state.pipelines = [pipeline_info(name) for name in PIPELINES]
+            app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()
             try:
                 yield

@@ -17,8 +17,9 @@ from graphs import PIPELINES
 router = APIRouter()
 
 
-def pipeline_info(name: str) -> PipelineInfo:
-    graph = PIPELINES[name].build().compile().get_graph()
+def pipeline_info(name: str, compiled: Any) -> PipelineInfo:
+    """Nodes, edges and mermaid of a pipeline, read off the graph the engine compiled."""
+    graph = compiled.get_graph()
     return PipelineInfo(
         name=name,
         summary=PIPELINES[name].summary,
