@@ -10,21 +10,23 @@ import argparse
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from rich.console import Console
 
-from app.engine import Engine, RunOutcome
+from app.engine import Engine, RunOutcome, options_from
 from app.local_llm import LocalModelError
 from app.models import ConfigError
 from app.progress import Progress
 from app.settings import Settings
+from core.context import ENSEMBLE_MEMBERS, RunOptions, WriterVariant
 from core.contract import CallInfo
 from core.inputs import Financials, InputError, Prices, financials_from_text, prices_from_text
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
-from graphs import PIPELINES, get_pipeline
+from graphs import PIPELINES, draw, get_pipeline
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED = 0, 1, 2, 3
 
@@ -34,12 +36,12 @@ class UsageError(Exception):
 
 
 def node_names(pipeline: str) -> list[str]:
-    graph = get_pipeline(pipeline).build().compile().get_graph()
+    graph = draw(get_pipeline(pipeline).build().compile())
     return [n for n in graph.nodes if not n.startswith("__")]
 
 
 def mermaid(pipeline: str) -> str:
-    return str(get_pipeline(pipeline).build().compile().get_graph().draw_mermaid())
+    return str(draw(get_pipeline(pipeline).build().compile()).draw_mermaid())
 
 
 def read_transcript(path: Path, max_bytes: int) -> Transcript:
@@ -98,9 +100,39 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     return [md, js]
 
 
+def run_options(args: argparse.Namespace, defaults: RunOptions) -> RunOptions:
+    """The run's options: the settings' defaults with the flags given; bad values refused."""
+    given: dict[str, Any] = {}
+    if args.variant:
+        given["writer_variant"] = args.variant
+    if args.ensemble:
+        given["ensemble_variants"] = tuple(v.strip() for v in args.ensemble.split(",") if v.strip())
+    if args.feedback_iterations is not None:
+        given["feedback_iterations"] = args.feedback_iterations
+    if args.rounds is not None:
+        given["conversation_rounds"] = args.rounds
+    flags = {
+        "writer_variant": "--variant",
+        "ensemble_variants": "--ensemble",
+        "feedback_iterations": "--feedback-iterations",
+        "conversation_rounds": "--rounds",
+    }
+    only = {"conversation_rounds": "conversation"}
+    for key in given:
+        pipeline = only.get(key, "writer_feedback")
+        if args.pipeline != pipeline:
+            raise UsageError(f"{flags[key]} applies to --pipeline {pipeline} only")
+    try:
+        return replace(defaults, **given)
+    except ValueError as exc:
+        names = ", ".join(flags[k] for k in given)
+        raise UsageError(f"{names}: {exc}") from None
+
+
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     financials, prices = read_inputs(args)
+    options = run_options(args, options_from(settings))
     call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
     out_dir = (
         Path(args.out)
@@ -110,7 +142,8 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     console.print(
         f"[bold]{args.pipeline}[/] on {args.path} "
         f"({transcript.format}, {transcript.n_words:,} words, "
-        f"{len(transcript.turns)} turns); provider {settings.provider}",
+        f"{len(transcript.turns)} turns); provider {settings.provider}"
+        + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
         highlight=False,
     )
     async with Engine.open(settings) as engine:
@@ -122,6 +155,7 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
                 transcript,
                 call,
                 on_event=progress,
+                options=options,
                 financials=financials,
                 prices=prices,
             )
@@ -161,6 +195,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="daily OHLCV before the call, JSON or CSV (symbol column optional)",
     )
     an.add_argument("--benchmark", default="SPY", help="benchmark symbol in --prices (SPY)")
+    an.add_argument(
+        "--variant",
+        choices=get_args(WriterVariant),
+        help="writer_feedback variant (default EDESK_WRITER_VARIANT, advanced_feedback)",
+    )
+    an.add_argument(
+        "--ensemble",
+        metavar="V1,V2,...",
+        help=f"variants the writer_feedback ensemble runs ({','.join(ENSEMBLE_MEMBERS)})",
+    )
+    an.add_argument(
+        "--feedback-iterations", type=int, metavar="N", help="simple feedback loop limit (3)"
+    )
+    an.add_argument("--rounds", type=int, metavar="N", help="conversation round limit (3)")
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )

@@ -139,7 +139,11 @@ class RunManager:
             self._controls.pop(run_id, None)
 
     def _options(self, record: RunRecord) -> RunOptions:
-        given = {k: v for k, v in record.input.options.items() if k in OPTION_FIELDS}
+        given: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v
+            for k, v in record.input.options.items()
+            if k in OPTION_FIELDS
+        }
         return replace(self.engine.context.options, **given)
 
     async def _finish(self, record: RunRecord, outcome: RunOutcome) -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from core.context import ENSEMBLE_MEMBERS, RunOptions, WriterVariant
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -27,6 +29,25 @@ ROLES: tuple[str, ...] = (
     "psychologist",
     "editor",
     "client",
+    # writer_feedback pipeline
+    "simple_writer",
+    "advanced_writer",
+    "panel",
+    "financial_expert",
+    "risk_reviewer",
+    "persuasiveness",
+    "rewriter",
+    "grader",
+    # adversarial pipeline
+    "factual_analyst",
+    "behavioral_analyst",
+    "market_analyst",
+    "bull",
+    "bear",
+    "devils_advocate",
+    "judge",
+    "stress_analyst",
+    "lead_analyst",
 )
 
 # Completion-token budgets per role for a capable remote model ...
@@ -46,6 +67,23 @@ REMOTE_MAX_TOKENS: dict[str, int] = {
     "psychologist": 1200,
     "editor": 1200,
     "client": 400,
+    "simple_writer": 3000,
+    "advanced_writer": 4000,
+    "panel": 1500,
+    "financial_expert": 1200,
+    "risk_reviewer": 1200,
+    "persuasiveness": 1200,
+    "rewriter": 4000,
+    "grader": 800,
+    "factual_analyst": 1500,
+    "behavioral_analyst": 1500,
+    "market_analyst": 600,
+    "bull": 1200,
+    "bear": 1200,
+    "devils_advocate": 1000,
+    "judge": 800,
+    "stress_analyst": 150,
+    "lead_analyst": 1600,
 }
 # ... and scaled down for the bundled local model so a whole run fits a 2-core machine and every
 # prompt fits its 4096-token context.
@@ -67,6 +105,23 @@ LOCAL_MAX_TOKENS: dict[str, int] = {
     "psychologist": 250,
     "editor": 250,
     "client": 80,
+    "simple_writer": 500,
+    "advanced_writer": 600,
+    "panel": 200,
+    "financial_expert": 150,
+    "risk_reviewer": 150,
+    "persuasiveness": 150,
+    "rewriter": 600,
+    "grader": 200,
+    "factual_analyst": 250,
+    "behavioral_analyst": 250,
+    "market_analyst": 200,
+    "bull": 200,
+    "bear": 200,
+    "devils_advocate": 300,
+    "judge": 250,
+    "stress_analyst": 60,
+    "lead_analyst": 1000,
 }
 
 
@@ -130,10 +185,22 @@ class Settings(BaseSettings):
     max_conviction_shift: int = 10
     chunk_words: int = 150
     conversation_rounds: int = Field(default=3, description="conversation pipeline round limit")
+    writer_variant: WriterVariant = Field(
+        default="advanced_feedback", description="writer_feedback variant when a run names none"
+    )
+    ensemble_variants: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=ENSEMBLE_MEMBERS, description="comma-separated variants the ensemble runs"
+    )
+    feedback_iterations: int = Field(default=3, description="simple feedback loop limit")
     retrieval_k: int = 4
     evidence_per_dimension: int = 8
     evidence_words: int | None = None
     transcript_words: int | None = None
+
+    @field_validator("ensemble_variants", mode="before")
+    @classmethod
+    def _comma_list(cls, v: Any) -> Any:
+        return tuple(x.strip() for x in v.split(",") if x.strip()) if isinstance(v, str) else v
 
     @field_validator("role_models")
     @classmethod
@@ -187,6 +254,12 @@ class Settings(BaseSettings):
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        # the run options' own checks (variants, iterations), with their messages
+        RunOptions(
+            writer_variant=self.writer_variant,
+            ensemble_variants=self.ensemble_variants,
+            feedback_iterations=self.feedback_iterations,
+        )
         if self.max_retries < 0 or self.parse_retries < 0:
             raise ValueError("retry counts must be >= 0")
         uses_openai = self.provider == "openai" or any(

@@ -4,10 +4,16 @@ index and the per-run options. Frozen: a run's settings never change under it.""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from core.llm import ModelSource
 from core.rag import TranscriptIndex
+
+WriterVariant = Literal[
+    "simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback", "ensemble"
+]
+# What `ensemble` can combine: every variant but itself.
+ENSEMBLE_MEMBERS: tuple[str, ...] = tuple(v for v in get_args(WriterVariant) if v != "ensemble")
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,9 @@ class RunOptions:
     evidence_words: int = 900
     transcript_words: int = 60_000
     conversation_rounds: int = 3
+    writer_variant: WriterVariant = "advanced_feedback"
+    ensemble_variants: tuple[str, ...] = ENSEMBLE_MEMBERS
+    feedback_iterations: int = 3
 
     def __post_init__(self) -> None:
         if self.parse_retries < 0:
@@ -35,9 +44,22 @@ class RunOptions:
             "evidence_words",
             "transcript_words",
             "conversation_rounds",
+            "feedback_iterations",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
+        if self.writer_variant not in get_args(WriterVariant):
+            raise ValueError(
+                f"writer_variant {self.writer_variant!r} is not one of "
+                f"{', '.join(get_args(WriterVariant))}"
+            )
+        unknown = [v for v in self.ensemble_variants if v not in ENSEMBLE_MEMBERS]
+        if unknown or len(set(self.ensemble_variants)) < 2:
+            raise ValueError(
+                "ensemble_variants must name at least two distinct variants of "
+                f"{', '.join(ENSEMBLE_MEMBERS)}"
+                + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+            )
 
 
 class RunStopped(Exception):

@@ -170,10 +170,33 @@ def block(
     }
 
 
+CANNED_TOOLS: dict[str, dict[str, Any]] = {
+    "Challenges": {
+        "challenges_to_bull": ["Is the margin gain repeatable without the one-off?"],
+        "challenges_to_bear": ["Why discount the raised full-year guidance?"],
+    },
+    "RebuttalAssessment": {
+        "bull_convincing": False,
+        "bull_follow_up": "What happens to margins if the one-off does not recur?",
+        "bear_convincing": True,
+        "bear_follow_up": "",
+    },
+    "Verdict": {"winner": "Bull", "justification": "The Bull tied its case to the guidance raise."},
+    "ReportGrade": {
+        "content_accuracy": 4,
+        "analytical_depth": 3,
+        "investment_recommendation": 4,
+        "structure_clarity": 4,
+        "comprehensive_coverage": 3,
+        "comment": "Canned grade from the fake model.",
+    },
+}
+
+
 def canned(messages: list[BaseMessage], tool: str | None) -> Any:
-    """A plausible answer to any prompt: a short report for text, a valid block for tools."""
+    """A plausible answer to any prompt: a short report for text, valid arguments for tools."""
     if tool:
-        return block()
+        return CANNED_TOOLS.get(tool) or block()
     return (
         "## Summary\nRevenue rose 10.7% to $1.54 billion and guidance was raised.\n\n"
         "## Multi-Timeframe Investment Strategy\n"

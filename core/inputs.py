@@ -267,3 +267,61 @@ def _json(text: str) -> Any:
         raise InputError(
             f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
+
+
+COMPARISON_LINES: tuple[tuple[str, str], ...] = (
+    ("totalRevenue", "Revenue"),
+    ("grossProfit", "Gross profit"),
+    ("operatingIncome", "Operating income"),
+    ("ebitda", "EBITDA"),
+    ("netIncome", "Net income"),
+    ("operatingCashflow", "Operating cash flow"),
+    ("totalAssets", "Total assets"),
+    ("totalLiabilities", "Total liabilities"),
+    ("totalShareholderEquity", "Shareholder equity"),
+)
+
+
+def _prior(financials: Financials, days: tuple[int, int]) -> QuarterStatement | None:
+    latest = financials.most_recent_earnings.fiscalDateEnding
+    for q in financials.ordered()[1:]:
+        if days[0] <= (latest - q.fiscalDateEnding).days <= days[1]:
+            return q
+    return None
+
+
+def _change(now: float | None, before: float | None) -> str:
+    if now is None or before is None or before == 0:
+        return "n/a"
+    return f"{(now - before) / abs(before) * 100:+.1f}%"
+
+
+def comparison_table(financials: Financials) -> str:
+    """Quarter-over-quarter and year-over-year changes, computed here rather than by the model:
+    current quarter vs the previous quarter and the same quarter a year earlier."""
+    now = financials.most_recent_earnings
+    prev = financials.previous_earnings or _prior(financials, (60, 120))
+    year = financials.same_quarter_last_year_earnings or _prior(financials, (330, 400))
+
+    def cell(q: QuarterStatement | None, field: str) -> str:
+        value = getattr(q, field) if q is not None else None
+        return "n/a" if value is None else f"{value:,.0f}"
+
+    def label(q: QuarterStatement | None) -> str:
+        return str(q.fiscalDateEnding) if q is not None else "not supplied"
+
+    rows = [
+        f"| Line | {now.fiscalDateEnding} | {label(prev)} | QoQ | {label(year)} | YoY |",
+        "|---|---|---|---|---|---|",
+    ]
+    for field, name in COMPARISON_LINES:
+        current = getattr(now, field)
+        if current is None:
+            continue
+        p = getattr(prev, field) if prev is not None else None
+        y = getattr(year, field) if year is not None else None
+        rows.append(
+            f"| {name} | {current:,.0f} | {cell(prev, field)} | {_change(current, p)} "
+            f"| {cell(year, field)} | {_change(current, y)} |"
+        )
+    return "\n".join(rows)

@@ -18,6 +18,7 @@ from core.contract import (
     RevertDecision,
 )
 from core.inputs import Financials, Prices
+from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.transcript import Transcript
 
 K = TypeVar("K")
@@ -60,6 +61,59 @@ class ConversationTurn(BaseModel):
     round: int
     model: str
     text: str
+
+
+class Review(BaseModel):
+    """One reviewer's verdict on a writer_feedback draft."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reviewer: str
+    iteration: int
+    model: str
+    text: str
+    approved: bool
+
+
+class Grade(BaseModel):
+    """The ensemble judge's grade of one candidate (no scores when its verdict never parsed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    variant: str
+    model: str
+    scores: dict[str, int] | None = None
+    overall: float | None = None
+    comment: str | None = None
+    error: str | None = None
+
+
+class Argument(BaseModel):
+    """One speech in the adversarial debate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str  # one of SPEAKER_ORDER
+    act: str  # one of DEBATE_ORDER
+    model: str
+    text: str
+
+
+DEBATE_ORDER: tuple[str, ...] = (
+    "opening", "cross_examination", "rebuttal", "assessment", "press", "closing", "verdict",
+    "weakest_link",
+)  # fmt: skip
+SPEAKER_ORDER: tuple[str, ...] = ("bull", "bear", "devils_advocate", "judge", "stress_analyst")
+
+
+def in_debate_order(left: list[Argument], right: list[Argument]) -> list[Argument]:
+    """Reducer: speeches written in parallel (Bull and Bear) land in one fixed order, acts
+    first, then Bull before Bear, so every later prompt reads the same history."""
+
+    def key(a: Argument) -> tuple[int, int]:
+        return DEBATE_ORDER.index(a.act), SPEAKER_ORDER.index(a.speaker)
+
+    return sorted([*left, *right], key=key)
 
 
 class PipelineInput(TypedDict):
@@ -108,6 +162,32 @@ class ConversationState(PipelineState, total=False):
     round_limit: int
 
 
+class WriterFeedbackState(PipelineState, total=False):
+    """writer_feedback (seed 001): the variants to run, each one's final report (`candidates`),
+    the simple writer's first report shared by the feedback variants, every review, the grades."""
+
+    variants: list[str]
+    simple_draft: Draft
+    panel_draft: Draft
+    panel_iteration: int
+    reviews: Annotated[list[Review], operator.add]
+    candidates: Annotated[dict[str, Draft], merge_dicts]
+    grades: list[Grade]
+    chosen: str
+
+
+class AdversarialState(PipelineState, total=False):
+    """adversarial (seed 004): the CIO briefing, every speech, the parsed cross-examination,
+    rebuttal assessment and verdict (None when unparseable), the stress test."""
+
+    briefing: str
+    arguments: Annotated[list[Argument], in_debate_order]
+    challenges: Challenges | None
+    assessment: RebuttalAssessment | None
+    verdict: Verdict | None
+    stress: str
+
+
 def checkpoint_types() -> tuple[type, ...]:
     """Every type stored in graph state: the checkpoint serializer's msgpack allow-list."""
     from core import contract, inputs
@@ -115,6 +195,12 @@ def checkpoint_types() -> tuple[type, ...]:
 
     return (
         ConversationTurn,
+        Review,
+        Grade,
+        Argument,
+        Challenges,
+        RebuttalAssessment,
+        Verdict,
         inputs.Financials,
         inputs.QuarterStatement,
         inputs.Prices,

@@ -6,9 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from graphs.adversarial import build_adversarial
 from graphs.baselines import build_multi_agent, build_standard_rag, build_zero_shot
 from graphs.conversation import build_conversation
 from graphs.findebate import build_findebate
+from graphs.writer_feedback import build_writer_feedback
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,43 @@ PIPELINES: dict[str, PipelineSpec] = {
             "Writer edits; Analyst, Psychologist, Editor, Client give feedback; <= 3 rounds",
             build_conversation,
         ),
+        PipelineSpec(
+            "writer_feedback",
+            "simple/advanced writer, skeptical panel loop or three reviewers + rewrite, or an "
+            "ensemble picked by a five-metric judge (option writer_variant)",
+            build_writer_feedback,
+        ),
+        PipelineSpec(
+            "adversarial",
+            "briefing by three analysts, Bull/Bear debate with a Devil's Advocate who presses "
+            "weak rebuttals, judge, stress test, lead analyst",
+            build_adversarial,
+        ),
     )
 }
+
+
+def draw(compiled: Any) -> Any:
+    """The compiled graph's drawable `Graph`, keeping only the edges the builder declares.
+
+    LangGraph infers drawn edges by a dry run; next to a deferred node (writer_feedback's judge)
+    it adds spurious ones (e.g. report -> judge). Declared edges are the truth.
+    """
+    builder = compiled.builder
+    static = set(builder.edges) | {(s, t) for sources, t in builder.waiting_edges for s in sources}
+    routed = {
+        (src, end)
+        for src, branches in builder.branches.items()
+        for branch in branches.values()
+        for end in (branch.ends or {}).values()
+    }
+    graph = compiled.get_graph()
+    graph.edges = [
+        e._replace(conditional=(e.source, e.target) not in static)
+        for e in graph.edges
+        if (e.source, e.target) in static | routed
+    ]
+    return graph
 
 
 def get_pipeline(name: str) -> PipelineSpec:

@@ -38,11 +38,6 @@ _FINANCIAL_LINES = (
 )  # fmt: skip
 
 
-def _excerpt(state: ConversationState, words: int) -> str:
-    tokens = state["transcript"].text.split()
-    return " ".join(tokens[:words]) + (" [...]" if len(tokens) > words else "")
-
-
 def financials_table(financials: Financials | None, quarters: int = 4) -> str:
     """Up to four quarters of the lines the Analyst uses, as a markdown table."""
     if financials is None:
@@ -78,7 +73,7 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
         "conversation/writer",
         call=state["call"],
         sections=SECTIONS,
-        transcript=_excerpt(state, words),
+        transcript=state["transcript"].excerpt(words),
         manuscript=manuscript,
         feedback=feedback,
     )
@@ -104,7 +99,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
-            transcript=_excerpt(state, ctx.options.evidence_words),
+            transcript=state["transcript"].excerpt(ctx.options.evidence_words),
             financials=financials_table(state.get("financials")),
         )
         handle = ctx.models.chat(role)

@@ -12,14 +12,14 @@ from fastapi.responses import JSONResponse
 from app.api.deps import ManagerDep
 from app.api.schemas import PipelineEdge, PipelineInfo
 from app.models import ModelFactory
-from graphs import PIPELINES
+from graphs import PIPELINES, draw
 
 router = APIRouter()
 
 
 def pipeline_info(name: str, compiled: Any) -> PipelineInfo:
     """Nodes, edges and mermaid of a pipeline, read off the graph the engine compiled."""
-    graph = compiled.get_graph()
+    graph = draw(compiled)
     return PipelineInfo(
         name=name,
         summary=PIPELINES[name].summary,

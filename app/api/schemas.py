@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.store import RunRecord, RunState
+from core.context import WriterVariant
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
 from graphs import PIPELINES
+
+EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
 
 
 class RunOptionsIn(BaseModel):
@@ -27,6 +31,23 @@ class RunOptionsIn(BaseModel):
     evidence_words: int | None = Field(default=None, ge=50, le=50_000)
     transcript_words: int | None = Field(default=None, ge=50, le=500_000)
     conversation_rounds: int | None = Field(default=None, ge=1, le=10)
+    writer_variant: WriterVariant | None = Field(
+        default=None, description="writer_feedback: which variant runs"
+    )
+    ensemble_variants: list[EnsembleMember] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=4,
+        description="writer_feedback ensemble: the variants to run and grade",
+    )
+    feedback_iterations: int | None = Field(default=None, ge=1, le=5)
+
+    @field_validator("ensemble_variants")
+    @classmethod
+    def _distinct(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("ensemble_variants must not repeat a variant")
+        return v
 
 
 class RunCreate(BaseModel):

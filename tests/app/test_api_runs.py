@@ -231,3 +231,76 @@ def test_conversation_rounds_option(tmp_path: Path) -> None:
     assert run["status"] == "succeeded"
     assert len(run["report"]["extras"]["conversation"]) == 8  # one round: W A W P W E W C
     assert bad.status_code == 422
+
+
+FIN = {
+    "most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": "1543100000"},
+    "previous_earnings": {"fiscalDateEnding": "2026-03-31", "totalRevenue": "1400000000"},
+}
+
+
+def _prices() -> dict[str, object]:
+    from datetime import date, timedelta
+
+    def bars(base: float) -> list[dict[str, object]]:
+        return [
+            {
+                "date": str(date(2026, 5, 1) + timedelta(days=i)),
+                "open": base + i, "high": base + i + 1, "low": base + i - 1,
+                "close": base + i, "volume": 1000,
+            }
+            for i in range(60)
+        ]  # fmt: skip
+
+    return {
+        "company": {"symbol": "NWL", "bars": bars(50.0)},
+        "benchmark": {"symbol": "SPY", "bars": bars(500.0)},
+    }
+
+
+def test_every_pipeline_and_variant_with_and_without_inputs(tmp_path: Path) -> None:
+    cases: list[tuple[str, dict[str, object]]] = [
+        (p, {}) for p in ("findebate", "zero_shot", "standard_rag", "multi_agent", "conversation")
+    ]
+    cases += [("adversarial", {})]
+    cases += [
+        ("writer_feedback", {"writer_variant": v})
+        for v in ("simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback")
+    ]
+    members = ["simple_writer", "advanced_feedback"]
+    ensemble: dict[str, object] = {"writer_variant": "ensemble", "ensemble_variants": members}
+    cases += [("writer_feedback", ensemble)]
+    with api(tmp_path) as client:
+        for pipeline, options in cases:
+            for inputs in ({}, {"financials": FIN, "prices": _prices()}):
+                body = {"transcript": TEXT, "pipeline": pipeline, "options": options, **inputs}
+                run = client.post("/v1/runs?wait=true", json=body).json()
+                label = (pipeline, options, bool(inputs))
+                assert run["status"] == "succeeded", label
+                report = run["report"]
+                assert [r["horizon"] for r in report["recommendations"]] == ["1d", "1w", "1m"]
+                assert ("market_scorecard" in report["extras"]) == bool(inputs), label
+                if pipeline == "writer_feedback":
+                    wf = report["extras"]["writer_feedback"]
+                    assert wf["variant"] == options["writer_variant"], label
+                if pipeline == "adversarial":
+                    market = report["extras"]["adversarial"]["briefing"]["market_analyst"]
+                    assert (market["model"] == "none") == (not inputs), label
+
+
+def test_writer_feedback_options_validated(tmp_path: Path) -> None:
+    bad: list[dict[str, object]] = [
+        {"writer_variant": "fancy"},
+        {"ensemble_variants": ["simple_writer"]},
+        {"ensemble_variants": ["simple_writer", "simple_writer"]},
+        {"ensemble_variants": ["simple_writer", "ensemble"]},
+        {"feedback_iterations": 0},
+    ]
+    with api(tmp_path) as client:
+        for options in bad:
+            body = {"transcript": TEXT, "pipeline": "writer_feedback", "options": options}
+            resp = client.post("/v1/runs", json=body)
+            assert resp.status_code == 422, options
+            field = next(iter(options))
+            assert any(field in d["loc"] for d in resp.json()["detail"]), resp.json()
+        assert client.get("/v1/runs").json()["total"] == 0  # nothing was accepted

@@ -182,3 +182,46 @@ def test_bad_input_files(
 def test_missing_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", str(SAMPLE), "--prices", str(tmp_path / "nope.csv")]) == EXIT_USAGE
     assert "no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback", "ensemble"],
+)
+def test_writer_feedback_variants(
+    variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["analyze", str(SAMPLE), "--pipeline", "writer_feedback", "--variant", variant]
+    assert main([*args, "--out", str(out)]) == EXIT_OK, capsys.readouterr()
+    report = json.loads((out / "report.json").read_text())
+    extras = report["extras"]["writer_feedback"]
+    assert extras["variant"] == variant
+    expected = 4 if variant == "ensemble" else 1
+    assert len(extras["candidates"]) == expected
+    assert f"variant {variant}" in capsys.readouterr().out
+
+
+def test_ensemble_flag_picks_members(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = ["analyze", str(SAMPLE), "--pipeline", "writer_feedback", "--variant", "ensemble"]
+    assert main([*args, "--ensemble", "simple_writer,advanced_writer", "--out", str(out)]) == 0
+    extras = json.loads((out / "report.json").read_text())["extras"]["writer_feedback"]
+    assert sorted(extras["candidates"]) == ["advanced_writer", "simple_writer"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer,bogus"], "unknown: bogus"),
+        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer"], "at least two"),
+        (["--pipeline", "writer_feedback", "--feedback-iterations", "0"], "feedback_iterations"),
+        (["--pipeline", "findebate", "--variant", "ensemble"], "writer_feedback only"),
+        (["--pipeline", "findebate", "--rounds", "2"], "conversation only"),
+    ],
+)
+def test_bad_pipeline_options_refused(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", str(SAMPLE), *extra]) == EXIT_USAGE
+    assert message in capsys.readouterr().err

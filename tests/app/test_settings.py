@@ -68,3 +68,14 @@ def test_openai_without_key_or_url_is_a_clear_error() -> None:
     f = ModelFactory(Settings(provider="openai", model="m"))
     with pytest.raises(ConfigError, match="EDESK_OPENAI_API_KEY"):
         f.chat("leader")
+
+
+def test_writer_feedback_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDESK_WRITER_VARIANT", "ensemble")
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer, advanced_feedback")
+    s = Settings()
+    assert s.writer_variant == "ensemble"
+    assert s.ensemble_variants == ("simple_writer", "advanced_feedback")
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer,nope")
+    with pytest.raises(ValueError, match="unknown: nope"):
+        Settings()

@@ -158,3 +158,30 @@ def test_prices_csv_with_symbols() -> None:
     with pytest.raises(InputError, match="--ticker"):
         prices_from_text("\n".join(rows), csv_format=True)
     assert prices_from_text("\n".join(rows), csv_format=True, ticker="ABM").company.symbol == "ABM"
+
+
+def test_comparison_table_infers_quarters_and_marks_gaps() -> None:
+    from core.inputs import comparison_table
+
+    fin = Financials.model_validate(
+        {
+            "most_recent_earnings": {
+                "fiscalDateEnding": "2026-06-30",
+                "totalRevenue": "110",
+                "netIncome": "-5",
+            },
+            "quarters": [
+                {"fiscalDateEnding": "2026-03-31", "totalRevenue": "100", "netIncome": "10"},
+                {"fiscalDateEnding": "2025-06-30", "totalRevenue": "88"},
+            ],
+        }
+    )
+    table = comparison_table(fin)
+    assert "| 2026-06-30 | 2026-03-31 | QoQ | 2025-06-30 | YoY |" in table
+    assert "| Revenue | 110 | 100 | +10.0% | 88 | +25.0% |" in table
+    assert "| Net income | -5 | 10 | -150.0% | n/a | n/a |" in table
+    assert "Gross profit" not in table  # not reported this quarter
+    alone = comparison_table(Financials.model_validate(
+        {"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": "1"}}
+    ))  # fmt: skip
+    assert "| not supplied | QoQ | not supplied | YoY |" in alone

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from graphs import PIPELINES
+from graphs import PIPELINES, draw
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
 @pytest.mark.parametrize("name", list(PIPELINES))
 def test_graph_shape(name: str) -> None:
-    mermaid = PIPELINES[name].build().compile().get_graph().draw_mermaid()
+    mermaid = draw(PIPELINES[name].build().compile()).draw_mermaid()
     path = SNAPSHOTS / f"{name}.mmd"
     if os.environ.get("UPDATE_SNAPSHOTS") == "1" or not path.exists():
         if os.environ.get("CI") and not path.exists():

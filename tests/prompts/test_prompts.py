@@ -7,7 +7,8 @@ import pytest
 
 import prompts
 from core.contract import CallInfo
-from core.state import Analysis, ConversationTurn
+from core.judging import Challenges, Verdict
+from core.state import Analysis, ConversationTurn, Review
 from nodes.conversation import SECTIONS
 from nodes.specialists import SPECIALISTS
 
@@ -26,6 +27,30 @@ VARS = {
     "sections": SECTIONS,
     "financials": "FINANCIALS-SLOT",
     "feedback": ConversationTurn(speaker="editor", round=1, model="m", text="FEEDBACK-SLOT"),
+    # writer_feedback
+    "draft": "DRAFT-SLOT",
+    "review": "REVIEW-SLOT",
+    "reviews": [
+        Review(reviewer="risk_reviewer", iteration=1, model="m", text="RISK-SLOT", approved=False),
+        Review(reviewer="persuasiveness", iteration=1, model="m", text="APPROVED", approved=True),
+    ],
+    # adversarial
+    "act": "rebuttal",
+    "own_challenges": ["OWN-CHALLENGE-SLOT"],
+    "challenges": Challenges(
+        challenges_to_bull=["BULL-CHALLENGE-SLOT"], challenges_to_bear=["BEAR-CHALLENGE-SLOT"]
+    ),
+    "question": "QUESTION-SLOT",
+    "briefing": "BRIEFING-SLOT",
+    "history": "HISTORY-SLOT",
+    "bull": "BULL-SLOT",
+    "bear": "BEAR-SLOT",
+    "scorecard": '{"rsi_14": 55.0}',
+    "unavailable": ["beta_30d"],
+    "winner": "Bull",
+    "decision": "DECISION-SLOT",
+    "verdict": Verdict(winner="Bear", justification="JUSTIFICATION-SLOT is long enough."),
+    "stress": "STRESS-SLOT",
 }
 HORIZON_WORDS = ("1-Day", "1-Week", "1-Month", "Position", "Conviction")
 
@@ -124,3 +149,107 @@ def test_analyst_sees_financials_and_client_knows_the_word() -> None:
     assert "TERMINATE" in prompts.render("conversation/client", **VARS).user
     editor = prompts.render("conversation/editor", **VARS).user
     assert all(s in editor for s in SECTIONS)
+
+
+def test_every_new_pipeline_prompt_is_listed() -> None:
+    names = prompts.available()
+    for n in (
+        "simple_writer",
+        "advanced_writer",
+        "panel",
+        "financial_expert",
+        "risk_reviewer",
+        "persuasiveness",
+        "rewriter",
+        "grader",
+    ):
+        assert f"writer_feedback/{n}" in names
+    for n in (
+        "factual_analyst",
+        "behavioral_analyst",
+        "market_analyst",
+        "bull",
+        "bear",
+        "devils_advocate",
+        "assess_rebuttals",
+        "judge",
+        "stress_analyst",
+        "lead_analyst",
+    ):
+        assert f"adversarial/{n}" in names
+
+
+def test_simple_writer_first_draft_and_revision() -> None:
+    first = prompts.render("writer_feedback/simple_writer", **{**VARS, "draft": None})
+    for s in (
+        "Financial Overview",
+        "Key Drivers",
+        "Risks",
+        "Opportunities",
+        "Final Recommendation",
+    ):
+        assert s in first.user
+    assert "REVIEW-SLOT" not in first.user and "Next Day" in first.user
+    revision = prompts.render("writer_feedback/simple_writer", **VARS)
+    assert "REVIEW-SLOT" in revision.user and "DRAFT-SLOT" in revision.user
+
+
+def test_advanced_writer_has_nine_sections_in_order() -> None:
+    p = prompts.render("writer_feedback/advanced_writer", **VARS)
+    titles = [
+        "Company Overview",
+        "Executive Summary",
+        "Financial Performance",
+        "Key Financial Metrics",
+        "Strategic Outlook and Investments",
+        "Insights from the Q&A",
+        "Projections and External Perspectives",
+        "Conclusion and Investor Takeaways",
+        "Final Recommendation",
+    ]
+    found = [p.user.index(f"{i}. {t}") for i, t in enumerate(titles, 1)]
+    assert found == sorted(found)
+    assert "FINANCIALS-SLOT" in p.user and "year-over-year" in p.user
+
+
+def test_panel_and_reviewers_name_their_exact_approval() -> None:
+    assert "exactly the two words ALL GOOD" in prompts.render("writer_feedback/panel", **VARS).user
+    for r in ("financial_expert", "risk_reviewer", "persuasiveness"):
+        p = prompts.render(f"writer_feedback/{r}", **VARS)
+        assert "exactly the word APPROVED" in " ".join(p.system.split())
+        assert "never rewrite" in p.system
+
+
+def test_rewriter_gets_every_review() -> None:
+    p = prompts.render("writer_feedback/rewriter", **VARS)
+    assert "RISK-SLOT" in p.user and "Review by the persuasiveness (approved)" in p.user
+
+
+def test_advocate_acts() -> None:
+    for act, marker in (
+        ("opening", "opening argument"),
+        ("rebuttal", "OWN-CHALLENGE-SLOT"),
+        ("press", "QUESTION-SLOT"),
+        ("closing", "closing argument"),
+    ):
+        p = prompts.render("adversarial/bull", **{**VARS, "act": act})
+        assert marker in p.user and "BRIEFING-SLOT" in p.user and "Bull" in p.system
+    assert "BULL-CHALLENGE-SLOT" not in prompts.render("adversarial/bear", **VARS).user
+
+
+def test_lead_analyst_sections_and_no_debate() -> None:
+    p = prompts.render("adversarial/lead_analyst", **VARS)
+    for s in (
+        "Introduction & Executive Summary",
+        "Quarterly Performance Review",
+        "Key Analytical Takeaways",
+        "Primary Risk & Mitigation",
+        "Forward Outlook & Catalysts",
+        "700 to 800 words",
+        "STRESS-SLOT",
+        "BEAR",
+    ):
+        assert s in p.user, s
+    assert "never mentions a debate" in p.system
+    unsettled = prompts.render("adversarial/lead_analyst", **{**VARS, "verdict": None})
+    assert "No thesis was settled" in unsettled.user

@@ -1,0 +1,90 @@
+"""Structured outputs of the judging and cross-examining agents: the five weighted report metrics
+(writer_feedback's ensemble judge, seed 001), the Devil's Advocate's challenges and press, and the
+debate Judge's verdict (adversarial, seed 004). Bounds are enums / lengths so grammar-constrained
+decoding enforces them on small models; values are validated again here."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+# Seed 001's overall grade: 0.25 accuracy + 0.20 depth + 0.20 recommendation + 0.15 structure
+# + 0.20 coverage, each metric scored 1-5.
+GRADE_WEIGHTS: dict[str, float] = {
+    "content_accuracy": 0.25,
+    "analytical_depth": 0.20,
+    "investment_recommendation": 0.20,
+    "structure_clarity": 0.15,
+    "comprehensive_coverage": 0.20,
+}
+_SCORE: dict[str, Any] = {"enum": [1, 2, 3, 4, 5]}
+Score = Annotated[int, Field(ge=1, le=5, json_schema_extra=_SCORE)]
+
+
+class ReportGrade(BaseModel):
+    """Grade one analyst report on the five weighted metrics, each 1 (poor) to 5 (excellent)."""
+
+    content_accuracy: Score = Field(description="figures and statements faithful to the call")
+    analytical_depth: Score = Field(description="interpretation beyond restating the call")
+    investment_recommendation: Score = Field(description="clear, supported, with catalysts")
+    structure_clarity: Score = Field(description="organisation, tone, readability")
+    comprehensive_coverage: Score = Field(description="material topics, Q&A, guidance, risks")
+    comment: str = Field(max_length=400, description="one or two sentences on the main weakness")
+
+    def scores(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in GRADE_WEIGHTS}
+
+    def overall(self) -> float:
+        """Weighted grade on the 1-5 scale."""
+        return round(sum(GRADE_WEIGHTS[k] * v for k, v in self.scores().items()), 3)
+
+
+class Challenges(BaseModel):
+    """The Devil's Advocate's cross-examination: the weakest assumptions of each opening."""
+
+    challenges_to_bull: list[Annotated[str, Field(min_length=10, max_length=400)]] = Field(
+        min_length=1, max_length=3, description="1-3 pointed questions to the Bull"
+    )
+    challenges_to_bear: list[Annotated[str, Field(min_length=10, max_length=400)]] = Field(
+        min_length=1, max_length=3, description="1-3 pointed questions to the Bear"
+    )
+
+
+class RebuttalAssessment(BaseModel):
+    """The Devil's Advocate's view of each rebuttal; a follow-up only where it is unconvincing."""
+
+    bull_convincing: bool = Field(description="did the Bull's rebuttal answer the challenges?")
+    bull_follow_up: str = Field(
+        default="", max_length=400, description="one pointed question if not convincing, else ''"
+    )
+    bear_convincing: bool = Field(description="did the Bear's rebuttal answer the challenges?")
+    bear_follow_up: str = Field(
+        default="", max_length=400, description="one pointed question if not convincing, else ''"
+    )
+
+    @model_validator(mode="after")
+    def _follow_up_when_unconvincing(self) -> RebuttalAssessment:
+        for side in ("bull", "bear"):
+            if (
+                not getattr(self, f"{side}_convincing")
+                and not getattr(self, f"{side}_follow_up").strip()
+            ):
+                raise ValueError(f"{side}_follow_up is required when {side}_convincing is false")
+        return self
+
+    def press(self, side: Literal["bull", "bear"]) -> str | None:
+        """The follow-up question for `side`, or None when its rebuttal convinced."""
+        if getattr(self, f"{side}_convincing"):
+            return None
+        question: str = getattr(self, f"{side}_follow_up").strip()
+        return question
+
+
+class Verdict(BaseModel):
+    """The debate Judge's decision, grounded in the debate only."""
+
+    winner: Literal["Bull", "Bear"] = Field(description="the side that argued better")
+    justification: str = Field(
+        min_length=20, max_length=800, description="two to four sentences citing the debate"
+    )

@@ -1,0 +1,65 @@
+"""adversarial (pipelines.md section 4): CIO briefing (three analysts in parallel), the five-act
+Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals, then Judge ->
+Stress analyst -> Lead analyst and the shared recommendation block."""
+
+from __future__ import annotations
+
+from langgraph.graph import END, START, StateGraph
+
+from core.context import RunContext
+from core.state import AdversarialState, PipelineInput, PipelineOutput
+from nodes import adversarial as adv
+from nodes.report import build_report
+
+AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, PipelineOutput]
+
+
+def build_adversarial() -> AdversarialGraph:
+    graph: AdversarialGraph = StateGraph(
+        AdversarialState,
+        context_schema=RunContext,
+        input_schema=PipelineInput,
+        output_schema=PipelineOutput,
+    )
+    # phase 1: the briefing
+    graph.add_node("factual_analyst", adv.make_transcript_analyst("factual_analyst"))
+    graph.add_node("behavioral_analyst", adv.make_transcript_analyst("behavioral_analyst"))
+    graph.add_node("market_analyst", adv.market_analyst)
+    graph.add_node("briefing", adv.briefing)
+    # phase 2: the debate
+    for side in adv.SIDES:
+        for act in ("opening", "rebuttal", "press", "closing"):
+            graph.add_node(f"{side}_{act}", adv.make_advocate(side, act))
+    graph.add_node("devils_advocate", adv.devils_advocate)
+    graph.add_node("assess_rebuttals", adv.assess_rebuttals)
+    # phase 3: adjudicate, stress-test, synthesise
+    graph.add_node("judge", adv.judge)
+    graph.add_node("stress_analyst", adv.stress_analyst)
+    graph.add_node("lead_analyst", adv.lead_analyst)
+    graph.add_node("report", build_report)
+
+    for role in adv.BRIEFING:
+        graph.add_edge(START, role)
+    graph.add_edge(list(adv.BRIEFING), "briefing")
+    graph.add_edge("briefing", "bull_opening")
+    graph.add_edge("briefing", "bear_opening")
+    graph.add_edge(["bull_opening", "bear_opening"], "devils_advocate")
+    graph.add_conditional_edges(
+        "devils_advocate",
+        adv.route_cross_examination,
+        ["bull_rebuttal", "bear_rebuttal", "bull_closing", "bear_closing"],
+    )
+    graph.add_edge(["bull_rebuttal", "bear_rebuttal"], "assess_rebuttals")
+    graph.add_conditional_edges(
+        "assess_rebuttals",
+        adv.route_press,
+        ["bull_press", "bear_press", "bull_closing", "bear_closing"],
+    )
+    graph.add_edge("bull_press", "bull_closing")
+    graph.add_edge("bear_press", "bear_closing")
+    graph.add_edge(["bull_closing", "bear_closing"], "judge")
+    graph.add_edge("judge", "stress_analyst")
+    graph.add_edge("stress_analyst", "lead_analyst")
+    graph.add_edge("lead_analyst", "report")
+    graph.add_edge("report", END)
+    return graph

@@ -1,0 +1,360 @@
+"""adversarial (seed 004): a CIO briefing from three parallel analysts (the market one reads a
+scorecard computed in code), a five-act Bull / Bear debate moderated by a Devil's Advocate who
+presses only unconvincing rebuttals, then Judge -> Stress analyst -> Lead analyst.
+
+Structured outputs (cross-examination, rebuttal assessment, verdict) are parsed and validated
+with retries; when one never parses the run records the failure and goes on without it (no
+default winner, no invented challenge), so the report ends `degraded`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.chunking import iter_sentences
+from core.context import RunContext
+from core.contract import NodeFailure
+from core.judging import Challenges, RebuttalAssessment, Verdict
+from core.llm import Structured, complete, complete_structured
+from core.market import scorecard
+from core.state import AdversarialState, Analysis, Argument
+from nodes.parsing import write_draft
+from nodes.tracing import NodeFn, traced
+from prompts import render
+
+Side = Literal["bull", "bear"]
+SIDES: tuple[Side, ...] = ("bull", "bear")
+Act = Literal["opening", "rebuttal", "press", "closing"]
+BriefingRole = Literal["factual_analyst", "behavioral_analyst", "market_analyst"]
+BRIEFING: tuple[BriefingRole, ...] = ("factual_analyst", "behavioral_analyst", "market_analyst")
+BRIEFING_TITLES = {
+    "factual_analyst": "Facts and figures stated on the call",
+    "behavioral_analyst": "Management's communication",
+    "market_analyst": "Market setup before the call",
+}
+LEAD_SECTIONS: tuple[str, ...] = (
+    "Introduction & Executive Summary",
+    "Quarterly Performance Review",
+    "Key Analytical Takeaways",
+    "Primary Risk & Mitigation",
+    "Forward Outlook & Catalysts",
+)
+NO_MARKET_DATA = (
+    "No market data was supplied for this call (no `prices`), so there is no market scorecard: "
+    "momentum, trend, relative strength, volatility and beta are unknown and this briefing "
+    "rests on the call alone."
+)
+_DEBATE_WORDS = re.compile(
+    r"\b(debate|bull|bear|devil'?s advocate|judge|rebuttal|cross-examination)\b", re.IGNORECASE
+)
+Press = Literal["bull_press", "bear_press", "bull_closing", "bear_closing"]
+
+
+def _failure(node: str, what: str, result: Structured[Any]) -> NodeFailure:
+    return NodeFailure(
+        node=node,
+        reason=f"{what} unparseable after {result.attempts} attempts: {result.error}",
+        raw_output=result.raw_output,
+    )
+
+
+# -- phase 1: the CIO briefing ---------------------------------------------------------------------
+
+
+def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
+    """The factual or behavioural analyst: reads the call, writes one briefing section."""
+
+    @traced(role)
+    async def analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        handle = ctx.models.chat(role)
+        prompt = render(
+            f"adversarial/{role}",
+            call=state["call"],
+            transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+        )
+        text = await complete(handle, prompt.messages(), role=role)
+        return {"analyses": {role: Analysis(role=role, model=handle.name, text=text)}}
+
+    return analyst
+
+
+@traced("market_analyst")
+async def market_analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Interprets the scorecard computed in code; without prices it says so (no model call)."""
+    prices = state.get("prices")
+    if prices is None:
+        return {
+            "analyses": {
+                "market_analyst": Analysis(role="market_analyst", model="none", text=NO_MARKET_DATA)
+            },
+            "notes": ["market_analyst: no prices supplied; the briefing says there is no market "
+                      "data"],
+        }  # fmt: skip
+    card = scorecard(prices)
+    handle = runtime.context.models.chat("market_analyst")
+    prompt = render(
+        "adversarial/market_analyst",
+        scorecard=card.model_dump_json(indent=1, exclude={"unavailable"}),
+        unavailable=card.unavailable,
+    )
+    text = await complete(handle, prompt.messages(), role="market_analyst")
+    return {"analyses": {"market_analyst": Analysis(role="market_analyst", model=handle.name,
+                                                    text=text)}}  # fmt: skip
+
+
+@traced("briefing")
+async def briefing(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The three analyses as one CIO briefing: the debaters' only source."""
+    analyses = state["analyses"]
+    parts = [f"### {BRIEFING_TITLES[r]}\n{analyses[r].text.strip()}" for r in BRIEFING]
+    return {"briefing": "\n\n".join(parts)}
+
+
+# -- phase 2: the five-act debate ---------------------------------------------------------------
+
+
+def history(arguments: list[Argument], words: int | None = None) -> str:
+    """The debate so far, newest speeches kept first when it must fit `words`."""
+    blocks = [
+        f"### {a.speaker.replace('_', ' ').title()}, {a.act.replace('_', ' ')}\n{a.text.strip()}"
+        for a in arguments
+    ]
+    if words is None:
+        return "\n\n".join(blocks)
+    kept: list[str] = []
+    used = 0
+    for block in reversed(blocks):
+        n = len(block.split())
+        if kept and used + n > words:
+            kept.append("[earlier speeches omitted for length]")
+            break
+        kept.append(block)
+        used += n
+    return "\n\n".join(reversed(kept))
+
+
+def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
+    """One speech by the Bull or the Bear: opening, rebuttal, answer to a press, or closing."""
+    name = f"{side}_{act}"
+
+    @traced(name)
+    async def speak(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        challenges = state.get("challenges")
+        assessment = state.get("assessment")
+        prompt = render(
+            f"adversarial/{side}",
+            act=act,
+            briefing=state["briefing"],
+            history=history(state.get("arguments", []), ctx.options.evidence_words),
+            own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
+            question=assessment.press(side) if assessment else None,
+        )
+        handle = ctx.models.chat(side)
+        text = await complete(handle, prompt.messages(), role=side)
+        return {"arguments": [Argument(speaker=side, act=act, model=handle.name, text=text)]}
+
+    return speak
+
+
+def _speech(state: AdversarialState, side: Side, act: Act) -> str:
+    return next(a.text for a in state["arguments"] if a.speaker == side and a.act == act)
+
+
+@traced("devils_advocate")
+async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Act II: one to three challenges to each opening, as validated JSON."""
+    ctx = runtime.context
+    handle = ctx.models.chat("devils_advocate")
+    prompt = render(
+        "adversarial/devils_advocate",
+        bull=_speech(state, "bull", "opening"),
+        bear=_speech(state, "bear", "opening"),
+    )
+    result = await complete_structured(
+        handle, Challenges, prompt.messages(), validate=lambda c: c,
+        retries=ctx.options.parse_retries,
+    )  # fmt: skip
+    if result.value is None:
+        return {
+            "challenges": None,
+            "failures": [_failure("devils_advocate", "cross-examination", result)],
+            "notes": ["adversarial: no parseable cross-examination, so rebuttals and press were "
+                      "skipped and the debate went to closings"],
+        }  # fmt: skip
+    c = result.value
+    text = "\n".join(
+        [*(f"To the Bull: {q}" for q in c.challenges_to_bull),
+         *(f"To the Bear: {q}" for q in c.challenges_to_bear)]
+    )  # fmt: skip
+    speech = Argument(
+        speaker="devils_advocate", act="cross_examination", model=handle.name, text=text
+    )
+    return {"challenges": c, "arguments": [speech]}
+
+
+def route_cross_examination(
+    state: AdversarialState,
+) -> list[Literal["bull_rebuttal", "bear_rebuttal", "bull_closing", "bear_closing"]]:
+    if state.get("challenges") is None:
+        return ["bull_closing", "bear_closing"]
+    return ["bull_rebuttal", "bear_rebuttal"]
+
+
+@traced("assess_rebuttals")
+async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Act IV's gate: the Devil's Advocate judges each rebuttal and words a press if needed."""
+    ctx = runtime.context
+    handle = ctx.models.chat("devils_advocate")
+    prompt = render(
+        "adversarial/assess_rebuttals",
+        challenges=state["challenges"],
+        bull=_speech(state, "bull", "rebuttal"),
+        bear=_speech(state, "bear", "rebuttal"),
+    )
+    result = await complete_structured(
+        handle, RebuttalAssessment, prompt.messages(), validate=lambda a: a,
+        retries=ctx.options.parse_retries,
+    )  # fmt: skip
+    if result.value is None:
+        return {
+            "assessment": None,
+            "failures": [_failure("assess_rebuttals", "rebuttal assessment", result)],
+            "notes": ["adversarial: the rebuttal assessment never parsed, so no press was asked"],
+        }
+    a = result.value
+    pressed = [s for s in SIDES if a.press(s)]
+    text = "; ".join(
+        f"{s.title()}: " + (f"unconvincing, pressed: {a.press(s)}" if a.press(s) else "convincing")
+        for s in SIDES
+    )
+    return {
+        "assessment": a,
+        "arguments": [Argument(speaker="devils_advocate", act="assessment", model=handle.name,
+                               text=text)],
+        "notes": [f"adversarial: press asked of {', '.join(pressed)}" if pressed
+                  else "adversarial: both rebuttals convincing; no press"],
+    }  # fmt: skip
+
+
+def route_press(state: AdversarialState) -> list[Press]:
+    """A press only for a side whose rebuttal was judged unconvincing; the other closes."""
+    assessment = state.get("assessment")
+    nexts: list[Press] = []
+    for side in SIDES:
+        pressed = assessment is not None and assessment.press(side) is not None
+        nexts.append("bull_press" if side == "bull" and pressed else
+                     "bear_press" if side == "bear" and pressed else
+                     "bull_closing" if side == "bull" else "bear_closing")  # fmt: skip
+    return nexts
+
+
+# -- phase 3: judge, stress test, lead analyst --------------------------------------------------
+
+
+@traced("judge")
+async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The winner as validated JSON; never a default winner when it does not parse."""
+    ctx = runtime.context
+    handle = ctx.models.chat("judge")
+    prompt = render("adversarial/judge", history=history(state["arguments"],
+                                                         ctx.options.evidence_words))  # fmt: skip
+    result = await complete_structured(
+        handle, Verdict, prompt.messages(), validate=lambda v: v,
+        retries=ctx.options.parse_retries,
+    )  # fmt: skip
+    if result.value is None:
+        return {
+            "verdict": None,
+            "failures": [_failure("judge", "verdict", result)],
+            "notes": ["adversarial: the judge's verdict never parsed; no winner was declared"],
+        }
+    v = result.value
+    speech = Argument(speaker="judge", act="verdict", model=handle.name,
+                      text=f"Winner: {v.winner}. {v.justification}")  # fmt: skip
+    return {"verdict": v, "arguments": [speech]}
+
+
+@traced("stress_analyst")
+async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The weakest link of the winning thesis, in one sentence (the first is kept if more)."""
+    ctx = runtime.context
+    verdict = state.get("verdict")
+    handle = ctx.models.chat("stress_analyst")
+    prompt = render(
+        "adversarial/stress_analyst",
+        winner=verdict.winner if verdict else "(no verdict: the stronger)",
+        decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
+        history=history(state["arguments"], ctx.options.evidence_words),
+    )
+    text = (await complete(handle, prompt.messages(), role="stress_analyst")).strip()
+    sentences = [text[a:b] for a, b in iter_sentences(text) if text[a:b].strip()]
+    notes = []
+    if len(sentences) > 1:
+        notes.append(f"stress_analyst: wrote {len(sentences)} sentences; the first is kept")
+    sentence = sentences[0].strip() if sentences else text
+    speech = Argument(speaker="stress_analyst", act="weakest_link", model=handle.name,
+                      text=sentence)  # fmt: skip
+    return {"stress": sentence, "arguments": [speech], "notes": notes}
+
+
+def lead_checks(markdown: str) -> list[str]:
+    """Length, the five sections in order, and no trace of the debate: notes when unmet."""
+    notes = []
+    body = markdown.split("## Multi-Timeframe Investment Strategy")[0]
+    words = len(body.split())
+    if not 700 <= words <= 800:
+        notes.append(f"lead_analyst: the report body has {words} words (asked 700-800)")
+    positions = []
+    for title in LEAD_SECTIONS:
+        m = re.search(rf"^#+\s*\**\s*{re.escape(title)}", markdown, re.MULTILINE | re.IGNORECASE)
+        positions.append(m.start() if m else -1)
+    if -1 in positions or positions != sorted(positions):
+        missing = [t for t, p in zip(LEAD_SECTIONS, positions, strict=True) if p == -1]
+        notes.append(
+            "lead_analyst: the five sections are not all present in order"
+            + (f" (missing: {', '.join(missing)})" if missing else "")
+        )
+    mentions = sorted({m.group(0).lower() for m in _DEBATE_WORDS.finditer(markdown)})
+    if mentions:
+        notes.append(f"lead_analyst: the report mentions the debate ({', '.join(mentions)})")
+    return notes
+
+
+@traced("lead_analyst")
+async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The report in one analyst's voice, adopting the winner, centred on the weakest link;
+    then the shared recommendation block is parsed from it."""
+    ctx = runtime.context
+    prompt = render(
+        "adversarial/lead_analyst",
+        call=state["call"],
+        briefing=state["briefing"],
+        history=history(state["arguments"], ctx.options.evidence_words),
+        verdict=state.get("verdict"),
+        stress=state["stress"],
+    )
+    draft, parsed = await write_draft(ctx, "lead_analyst", "lead_analyst", prompt)
+    arguments = state["arguments"]
+    extras = {
+        "adversarial": {
+            "briefing": {r: a.model_dump(mode="json") for r, a in state["analyses"].items()},
+            "debate": [a.model_dump(mode="json") for a in arguments],
+            "challenges": c.model_dump() if (c := state.get("challenges")) else None,
+            "assessment": a.model_dump() if (a := state.get("assessment")) else None,
+            "press_asked": [s.speaker for s in arguments if s.act == "press"],
+            "verdict": v.model_dump() if (v := state.get("verdict")) else None,
+            "weakest_link": state["stress"],
+        }
+    }
+    update: dict[str, Any] = {
+        "draft": draft,
+        "extras": extras,
+        "notes": lead_checks(draft.markdown),
+    }
+    if not parsed.ok:
+        update["failures"] = [_failure("lead_analyst", "recommendations", parsed)]
+    return update

@@ -1,0 +1,349 @@
+"""writer_feedback (seed 001): a simple or an advanced writer, a skeptical panel that loops until it
+answers exactly "ALL GOOD" (at most N iterations), three parallel expert reviewers with one
+rewrite, and an ensemble whose judge grades every candidate on five weighted metrics.
+
+Every feedback variant starts from the simple writer's report (as in the paper), so an ensemble
+writes that report once and shares it. Each variant's final report lands in `candidates`."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from core.context import RunContext
+from core.contract import NodeFailure
+from core.inputs import comparison_table
+from core.judging import ReportGrade
+from core.llm import Structured, complete, complete_structured
+from core.state import Draft, Grade, Review, WriterFeedbackState
+from nodes.parsing import parse_recommendations
+from nodes.tracing import NodeFn, traced
+from prompts import render
+
+ALL_GOOD = "ALL GOOD"
+APPROVED = "APPROVED"
+Reviewer = Literal["financial_expert", "risk_reviewer", "persuasiveness"]
+REVIEWERS: tuple[Reviewer, ...] = ("financial_expert", "risk_reviewer", "persuasiveness")
+Start = Literal["simple_writer", "advanced_writer"]
+AfterSimple = Literal[
+    "panel", "financial_expert", "risk_reviewer", "persuasiveness", "judge", "finalize"
+]
+Done = Literal["judge", "finalize"]
+
+
+def _financials(state: WriterFeedbackState) -> str:
+    financials = state.get("financials")
+    if financials is None:
+        return "Not supplied: use the figures the call states."
+    return comparison_table(financials)
+
+
+def _candidate(variant: str, draft: Draft) -> dict[str, Draft]:
+    return {variant: draft.model_copy(update={"author": variant})}
+
+
+@traced("plan")
+async def plan(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Which variants this run writes: one, or the ensemble's members."""
+    options = runtime.context.options
+    variants = (
+        list(options.ensemble_variants)
+        if options.writer_variant == "ensemble"
+        else [options.writer_variant]
+    )
+    return {"variants": variants, "notes": [f"writer_feedback: {', '.join(variants)}"]}
+
+
+def route_start(state: WriterFeedbackState) -> list[Start]:
+    """The simple writer opens every variant but the advanced writer."""
+    variants = state["variants"]
+    starts: list[Start] = []
+    if any(v != "advanced_writer" for v in variants):
+        starts.append("simple_writer")
+    if "advanced_writer" in variants:
+        starts.append("advanced_writer")
+    return starts
+
+
+def done(state: WriterFeedbackState) -> Done:
+    """A finished variant goes to the judge in an ensemble, straight to finalize otherwise."""
+    return "judge" if len(state["variants"]) > 1 else "finalize"
+
+
+async def _write(ctx: RunContext, role: str, template: str, **variables: Any) -> Draft:
+    handle = ctx.models.chat(role)
+    prompt = render(f"writer_feedback/{template}", **variables)
+    text = await complete(handle, prompt.messages(), role=role)
+    return Draft(author=role, model=handle.name, markdown=text)
+
+
+@traced("simple_writer")
+async def simple_writer(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    draft = await _write(
+        ctx,
+        "simple_writer",
+        "simple_writer",
+        call=state["call"],
+        transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+        financials=_financials(state),
+        draft=None,
+        review=None,
+    )
+    update: dict[str, Any] = {"simple_draft": draft, "panel_draft": draft, "panel_iteration": 0}
+    if "simple_writer" in state["variants"]:
+        update["candidates"] = _candidate("simple_writer", draft)
+    return update
+
+
+def route_simple(state: WriterFeedbackState) -> list[AfterSimple]:
+    variants = state["variants"]
+    nexts: list[AfterSimple] = []
+    if "simple_feedback" in variants:
+        nexts.append("panel")
+    if "advanced_feedback" in variants:
+        nexts.extend(REVIEWERS)
+    return nexts or [done(state)]
+
+
+@traced("advanced_writer")
+async def advanced_writer(
+    state: WriterFeedbackState, runtime: Runtime[RunContext]
+) -> dict[str, Any]:
+    ctx = runtime.context
+    draft = await _write(
+        ctx,
+        "advanced_writer",
+        "advanced_writer",
+        call=state["call"],
+        transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+        financials=_financials(state),
+    )
+    notes = []
+    if state.get("financials") is None:
+        notes.append(
+            "advanced_writer: no financials supplied, so its quarter-over-quarter and "
+            "year-over-year comparisons rest on the call alone"
+        )
+    return {"candidates": _candidate("advanced_writer", draft), "notes": notes}
+
+
+# -- simple feedback: the skeptical panel loop ------------------------------------------------
+
+
+@traced("panel")
+async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The skeptical panel reviews the current draft; exactly "ALL GOOD" accepts it."""
+    ctx = runtime.context
+    iteration = state["panel_iteration"] + 1
+    handle = ctx.models.chat("panel")
+    prompt = render(
+        "writer_feedback/panel",
+        call=state["call"],
+        report=state["panel_draft"].markdown,
+        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+    )
+    text = await complete(handle, prompt.messages(), role="panel")
+    approved = text.strip() == ALL_GOOD
+    review = Review(
+        reviewer="panel", iteration=iteration, model=handle.name, text=text, approved=approved
+    )
+    update: dict[str, Any] = {"reviews": [review], "panel_iteration": iteration}
+    if approved:
+        update["candidates"] = _candidate("simple_feedback", state["panel_draft"])
+        update["notes"] = [f"simple_feedback: the panel answered ALL GOOD at iteration {iteration}"]
+    return update
+
+
+def route_panel(state: WriterFeedbackState) -> Literal["revise", "judge", "finalize"]:
+    if "simple_feedback" in state.get("candidates", {}):
+        return done(state)
+    return "revise"
+
+
+@traced("revise")
+async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The simple writer answers the panel's last review; the last allowed revision is final."""
+    ctx = runtime.context
+    review = next(r for r in reversed(state["reviews"]) if r.reviewer == "panel")
+    draft = await _write(
+        ctx,
+        "simple_writer",
+        "simple_writer",
+        call=state["call"],
+        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+        financials=_financials(state),
+        draft=state["panel_draft"].markdown,
+        review=review.text,
+    )
+    update: dict[str, Any] = {"panel_draft": draft}
+    limit = ctx.options.feedback_iterations
+    if state["panel_iteration"] >= limit:
+        update["candidates"] = _candidate("simple_feedback", draft)
+        update["notes"] = [
+            f"simple_feedback: no ALL GOOD after {limit} iteration(s); the last revision is used"
+        ]
+    return update
+
+
+def route_revise(state: WriterFeedbackState) -> Literal["panel", "judge", "finalize"]:
+    if "simple_feedback" in state.get("candidates", {}):
+        return done(state)
+    return "panel"
+
+
+# -- advanced feedback: three reviewers in parallel, one rewrite ---------------------------------
+
+
+def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
+    @traced(role)
+    async def reviewer(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        handle = ctx.models.chat(role)
+        prompt = render(
+            f"writer_feedback/{role}",
+            call=state["call"],
+            report=state["simple_draft"].markdown,
+            financials=_financials(state),
+            transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+        )
+        text = await complete(handle, prompt.messages(), role=role)
+        review = Review(
+            reviewer=role, iteration=1, model=handle.name, text=text,
+            approved=text.strip() == APPROVED,
+        )  # fmt: skip
+        return {"reviews": [review]}
+
+    return reviewer
+
+
+def _expert_reviews(state: WriterFeedbackState) -> list[Review]:
+    return [r for r in state.get("reviews", []) if r.reviewer in REVIEWERS]
+
+
+@traced("tally_reviews")
+async def tally_reviews(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """All three approved: the simple report stands; otherwise the rewriter runs once."""
+    reviews = _expert_reviews(state)
+    rejected = [r.reviewer for r in reviews if not r.approved]
+    if rejected:
+        return {"notes": [f"advanced_feedback: not approved by {', '.join(rejected)}; rewriting"]}
+    return {
+        "candidates": _candidate("advanced_feedback", state["simple_draft"]),
+        "notes": ["advanced_feedback: all three reviewers approved; no rewrite"],
+    }
+
+
+def route_tally(state: WriterFeedbackState) -> Literal["rewriter", "judge", "finalize"]:
+    if "advanced_feedback" in state.get("candidates", {}):
+        return done(state)
+    return "rewriter"
+
+
+@traced("rewriter")
+async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    order = {r: i for i, r in enumerate(REVIEWERS)}
+    draft = await _write(
+        ctx,
+        "rewriter",
+        "rewriter",
+        call=state["call"],
+        report=state["simple_draft"].markdown,
+        reviews=sorted(_expert_reviews(state), key=lambda r: order[r.reviewer]),
+        financials=_financials(state),
+        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+    )
+    return {"candidates": _candidate("advanced_feedback", draft)}
+
+
+# -- ensemble judge and the final parse ------------------------------------------------------------
+
+
+def _grade(variant: str, model: str, result: Structured[ReportGrade]) -> Grade:
+    if result.value is None:
+        return Grade(variant=variant, model=model, error=result.error)
+    g = result.value
+    return Grade(variant=variant, model=model, scores=g.scores(), overall=g.overall(),
+                 comment=g.comment)  # fmt: skip
+
+
+@traced("judge")
+async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Grade every candidate (in parallel) and keep the highest overall grade; an unparseable
+    grade stays missing, never a middle score."""
+    ctx = runtime.context
+    handle = ctx.models.chat("grader")
+    candidates = state["candidates"]
+    order = [v for v in state["variants"] if v in candidates]
+    transcript = state["transcript"].excerpt(ctx.options.evidence_words)
+
+    async def grade(variant: str) -> Grade:
+        prompt = render(
+            "writer_feedback/grader", report=candidates[variant].markdown, transcript=transcript
+        )
+        result = await complete_structured(
+            handle, ReportGrade, prompt.messages(), validate=lambda g: g,
+            retries=ctx.options.parse_retries,
+        )  # fmt: skip
+        return _grade(variant, handle.name, result)
+
+    grades = list(await asyncio.gather(*(grade(v) for v in order)))
+    graded = [g for g in grades if g.overall is not None]
+    update: dict[str, Any] = {"grades": grades}
+    if not graded:
+        update["chosen"] = order[0]
+        update["failures"] = [NodeFailure(
+            node="judge",
+            reason="no candidate could be graded: "
+                   + "; ".join(f"{g.variant}: {g.error}" for g in grades),
+        )]  # fmt: skip
+        update["notes"] = [f"ensemble: no grade parsed; {order[0]} kept (first in order)"]
+        return update
+    best = max(graded, key=lambda g: (g.overall or 0.0, -order.index(g.variant)))
+    update["chosen"] = best.variant
+    summary = ", ".join(
+        f"{g.variant} {g.overall:.2f}" if g.overall is not None else f"{g.variant} ungraded"
+        for g in grades
+    )
+    update["notes"] = [f"ensemble: {best.variant} chosen ({summary}; scale 1-5)"]
+    return update
+
+
+@traced("finalize")
+async def finalize(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The chosen report becomes the draft; its recommendations are parsed (failure recorded)."""
+    candidates = state["candidates"]
+    chosen = state.get("chosen") or state["variants"][0]
+    report = candidates[chosen]
+    parsed = await parse_recommendations(runtime.context, report.markdown)
+    draft = report.model_copy(update={"recommendations": parsed.value, "parse_error": parsed.error})
+    grades = {g.variant: g for g in state.get("grades", [])}
+    extras = {
+        "writer_feedback": {
+            "variant": runtime.context.options.writer_variant,
+            "variants": state["variants"],
+            "chosen": chosen,
+            "panel_iterations": state.get("panel_iteration"),
+            "reviews": [r.model_dump(mode="json") for r in state.get("reviews", [])],
+            "candidates": {
+                v: {
+                    "model": d.model,
+                    "words": len(d.markdown.split()),
+                    "grade": grades[v].model_dump(mode="json") if v in grades else None,
+                    "markdown": d.markdown,
+                }
+                for v, d in candidates.items()
+            },
+        }
+    }
+    update: dict[str, Any] = {"draft": draft, "extras": extras}
+    if not parsed.ok:
+        update["failures"] = [NodeFailure(
+            node="finalize",
+            reason=f"recommendations unparseable after {parsed.attempts} attempts: "
+                   f"{parsed.error}",
+            raw_output=parsed.raw_output)]  # fmt: skip
+    return update
