@@ -40,6 +40,22 @@ def node_names(pipeline: str) -> list[str]:
     return [n for n in graph.nodes if not n.startswith("__")]
 
 
+def flow(pipeline: str) -> list[str]:
+    """The graph as text, one line per node: `a -> b, c` (always) and `a ?-> x | y` (routed)."""
+    graph = draw(get_pipeline(pipeline).build().compile())
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    lines = []
+    for source in graph.nodes:
+        out = sorted((e for e in graph.edges if e.source == source), key=lambda e: order[e.target])
+        fixed = [e.target for e in out if not e.conditional]
+        routed = [e.target for e in out if e.conditional]
+        if fixed:
+            lines.append(f"{source} -> {', '.join(fixed)}")
+        if routed:
+            lines.append(f"{source} ?-> {' | '.join(routed)}")
+    return lines
+
+
 def mermaid(pipeline: str) -> str:
     return str(draw(get_pipeline(pipeline).build().compile()).draw_mermaid())
 
@@ -249,16 +265,17 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True, soft_wrap=True)
     if args.command == "pipelines":
         listing = {
-            name: {"summary": spec.summary, "nodes": node_names(name)}
+            name: {"summary": spec.summary, "nodes": node_names(name), "flow": flow(name)}
             for name, spec in PIPELINES.items()
         }
         if args.json:
             print(json.dumps(listing, indent=2))
         else:
             for name, info in listing.items():
-                console.print(
-                    f"[bold]{name}[/]: {info['summary']}\n  nodes: {', '.join(info['nodes'])}"
-                )
+                console.print(f"[bold]{name}[/]: {info['summary']}", highlight=False)
+                for line in info["flow"]:
+                    console.print(f"    {line}", highlight=False, markup=False)
+            console.print("(-> always, ?-> routed at run time; mermaid: earnings-desk graph NAME)")
         return EXIT_OK
     if args.command == "graph":
         print(mermaid(args.name))

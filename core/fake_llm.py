@@ -179,7 +179,7 @@ CANNED_TOOLS: dict[str, dict[str, Any]] = {
         "bull_convincing": False,
         "bull_follow_up": "What happens to margins if the one-off does not recur?",
         "bear_convincing": True,
-        "bear_follow_up": "",
+        "bear_follow_up": "Would a guidance cut change your view?",
     },
     "Verdict": {"winner": "Bull", "justification": "The Bull tied its case to the guidance raise."},
     "ReportGrade": {

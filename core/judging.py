@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field
 
 # Seed 001's overall grade: 0.25 accuracy + 0.20 depth + 0.20 recommendation + 0.15 structure
 # + 0.20 coverage, each metric scored 1-5.
@@ -51,27 +51,21 @@ class Challenges(BaseModel):
     )
 
 
+_QUESTION = Field(
+    min_length=10,
+    max_length=400,
+    description="the one pointed question you press if the rebuttal is unconvincing",
+)
+
+
 class RebuttalAssessment(BaseModel):
-    """The Devil's Advocate's view of each rebuttal; a follow-up only where it is unconvincing."""
+    """The Devil's Advocate's view of each rebuttal. A follow-up is always worded (so a grammar
+    can enforce it) but only asked where the rebuttal is judged unconvincing."""
 
     bull_convincing: bool = Field(description="did the Bull's rebuttal answer the challenges?")
-    bull_follow_up: str = Field(
-        default="", max_length=400, description="one pointed question if not convincing, else ''"
-    )
+    bull_follow_up: str = _QUESTION
     bear_convincing: bool = Field(description="did the Bear's rebuttal answer the challenges?")
-    bear_follow_up: str = Field(
-        default="", max_length=400, description="one pointed question if not convincing, else ''"
-    )
-
-    @model_validator(mode="after")
-    def _follow_up_when_unconvincing(self) -> RebuttalAssessment:
-        for side in ("bull", "bear"):
-            if (
-                not getattr(self, f"{side}_convincing")
-                and not getattr(self, f"{side}_follow_up").strip()
-            ):
-                raise ValueError(f"{side}_follow_up is required when {side}_convincing is false")
-        return self
+    bear_follow_up: str = _QUESTION
 
     def press(self, side: Literal["bull", "bear"]) -> str | None:
         """The follow-up question for `side`, or None when its rebuttal convinced."""

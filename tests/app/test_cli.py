@@ -111,6 +111,27 @@ def test_pipelines_and_graph(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["graph", "findebate"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "integrity_check -.-> revert" in out and "graph TD" in out
+    assert "writer_feedback" in listing and "adversarial" in listing
+    assert "tally_reviews ?-> rewriter | judge | finalize" in listing["writer_feedback"]["flow"]
+    assert main(["pipelines"]) == EXIT_OK
+    text = capsys.readouterr().out
+    for name, spec in PIPELINES.items():
+        assert f"{name}: {spec.summary}" in text
+    assert "    assess_rebuttals ?-> bull_press | bull_closing | bear_press | bear_closing" in text
+
+
+def test_samples_load_as_inputs(tmp_path: Path) -> None:
+    samples = SAMPLE.parent
+    out = tmp_path / "out"
+    args = ["analyze", str(SAMPLE), "--pipeline", "adversarial", "--ticker", "NWL"]
+    args += ["--financials", str(samples / "northwind_financials.json")]
+    args += ["--prices", str(samples / "northwind_prices.csv"), "--out", str(out)]
+    assert main(args) == EXIT_OK
+    report = json.loads((out / "report.json").read_text())
+    card = report["extras"]["market_scorecard"]
+    assert card["symbol"] == "NWL" and card["benchmark"] == "SPY" and not card["unavailable"]
+    numbers = {n["text"]: n["grounded"] for n in report["evidence"]["numbers"]}
+    assert numbers and all(isinstance(v, bool) for v in numbers.values())
 
 
 def test_financials_and_prices_files(tmp_path: Path) -> None:

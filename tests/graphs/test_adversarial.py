@@ -28,9 +28,9 @@ LEAD = "\n\n".join(f"## {s}\n" + "word " * 150 for s in LEAD_SECTIONS)
 def assessment(bull: bool, bear: bool) -> dict[str, Any]:
     return {
         "bull_convincing": bull,
-        "bull_follow_up": "" if bull else "What if the one-off does not recur?",
+        "bull_follow_up": "What if the one-off does not recur?",
         "bear_convincing": bear,
-        "bear_follow_up": "" if bear else "How do you square the guidance raise?",
+        "bear_follow_up": "How do you square the guidance raise?",
     }
 
 
@@ -175,6 +175,16 @@ async def test_unparseable_cross_examination_skips_to_closings(
     assert "bull_rebuttal" not in n and "assess_rebuttals" not in n
     assert "bull_closing" in n and "judge" in n
     assert len(r.recommendations) == 3  # the report is still written, and says what failed
+
+
+async def test_unparseable_assessment_asks_no_press(fake_engine: Any, sample_text: str) -> None:
+    bad = {"bull_convincing": False, "bull_follow_up": "?", "bear_convincing": True}
+    out = await run(fake_engine, models(devils_advocate=da(assess=bad)), sample_text)
+    r = out.report
+    assert r.status == "degraded" and [f.node for f in r.failures] == ["assess_rebuttals"]
+    assert "bull_press" not in nodes(r) and "bear_press" not in nodes(r)
+    assert r.extras["adversarial"]["assessment"] is None
+    assert "judge" in nodes(r) and len(r.recommendations) == 3
 
 
 async def test_judge_malformed_then_valid(fake_engine: Any, sample_text: str) -> None:
