@@ -15,12 +15,11 @@ from langgraph.runtime import Runtime
 
 from core.chunking import iter_sentences
 from core.context import RunContext
-from core.contract import NodeFailure
 from core.judging import Challenges, RebuttalAssessment, Verdict
-from core.llm import Structured, complete, complete_structured
+from core.llm import complete
 from core.market import scorecard
 from core.state import AdversarialState, Analysis, Argument
-from nodes.parsing import write_draft
+from nodes.parsing import ask, unparseable, write_draft
 from nodes.tracing import NodeFn, traced
 from prompts import render
 
@@ -50,14 +49,6 @@ _DEBATE_WORDS = re.compile(
     r"\b(debate|bull|bear|devil'?s advocate|judge|rebuttal|cross-examination)\b", re.IGNORECASE
 )
 Press = Literal["bull_press", "bear_press", "bull_closing", "bear_closing"]
-
-
-def _failure(node: str, what: str, result: Structured[Any]) -> NodeFailure:
-    return NodeFailure(
-        node=node,
-        reason=f"{what} unparseable after {result.attempts} attempts: {result.error}",
-        raw_output=result.raw_output,
-    )
 
 
 # -- phase 1: the CIO briefing ---------------------------------------------------------------------
@@ -174,14 +165,11 @@ async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext])
         bull=_speech(state, "bull", "opening"),
         bear=_speech(state, "bear", "opening"),
     )
-    result = await complete_structured(
-        handle, Challenges, prompt.messages(), validate=lambda c: c,
-        retries=ctx.options.parse_retries,
-    )  # fmt: skip
+    result = await ask(ctx, "devils_advocate", Challenges, prompt)
     if result.value is None:
         return {
             "challenges": None,
-            "failures": [_failure("devils_advocate", "cross-examination", result)],
+            "failures": [unparseable("devils_advocate", "cross-examination", result)],
             "notes": ["adversarial: no parseable cross-examination, so rebuttals and press were "
                       "skipped and the debate went to closings"],
         }  # fmt: skip
@@ -215,14 +203,11 @@ async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]
         bull=_speech(state, "bull", "rebuttal"),
         bear=_speech(state, "bear", "rebuttal"),
     )
-    result = await complete_structured(
-        handle, RebuttalAssessment, prompt.messages(), validate=lambda a: a,
-        retries=ctx.options.parse_retries,
-    )  # fmt: skip
+    result = await ask(ctx, "devils_advocate", RebuttalAssessment, prompt)
     if result.value is None:
         return {
             "assessment": None,
-            "failures": [_failure("assess_rebuttals", "rebuttal assessment", result)],
+            "failures": [unparseable("assess_rebuttals", "rebuttal assessment", result)],
             "notes": ["adversarial: the rebuttal assessment never parsed, so no press was asked"],
         }
     a = result.value
@@ -262,14 +247,11 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
     handle = ctx.models.chat("judge")
     prompt = render("adversarial/judge", history=history(state["arguments"],
                                                          ctx.options.evidence_words))  # fmt: skip
-    result = await complete_structured(
-        handle, Verdict, prompt.messages(), validate=lambda v: v,
-        retries=ctx.options.parse_retries,
-    )  # fmt: skip
+    result = await ask(ctx, "judge", Verdict, prompt)
     if result.value is None:
         return {
             "verdict": None,
-            "failures": [_failure("judge", "verdict", result)],
+            "failures": [unparseable("judge", "verdict", result)],
             "notes": ["adversarial: the judge's verdict never parsed; no winner was declared"],
         }
     v = result.value
@@ -356,5 +338,5 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
         "notes": lead_checks(draft.markdown),
     }
     if not parsed.ok:
-        update["failures"] = [_failure("lead_analyst", "recommendations", parsed)]
+        update["failures"] = [unparseable("lead_analyst", "recommendations", parsed)]
     return update

@@ -11,11 +11,10 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.contract import NodeFailure
 from core.inputs import Financials
 from core.llm import complete
 from core.state import ConversationState, ConversationTurn, Draft
-from nodes.parsing import parse_recommendations
+from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 from prompts import render
 
@@ -170,9 +169,5 @@ async def finalize(state: ConversationState, runtime: Runtime[RunContext]) -> di
         "extras": {"conversation": log, "sections_in_order": found == list(SECTIONS)},
     }
     if not parsed.ok:
-        update["failures"] = [NodeFailure(
-            node="finalize",
-            reason=f"recommendations unparseable after {parsed.attempts} attempts: "
-                   f"{parsed.error}",
-            raw_output=parsed.raw_output)]  # fmt: skip
+        update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update

@@ -3,14 +3,39 @@ retried): what every report-writing node (synthesize, leader) does."""
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
 from core.context import RunContext
-from core.contract import Recommendation
+from core.contract import NodeFailure, Recommendation
 from core.llm import Structured, complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
 from core.state import Draft
 from prompts import Prompt, render
 
 EXTRACTOR_ROLE = "extractor"
+S = TypeVar("S", bound=BaseModel)
+
+
+def unparseable(node: str, what: str, result: Structured[Any]) -> NodeFailure:
+    """The failure a node records when a structured answer never validated (no default)."""
+    return NodeFailure(
+        node=node,
+        reason=f"{what} unparseable after {result.attempts} attempts: {result.error}",
+        raw_output=result.raw_output,
+    )
+
+
+async def ask(ctx: RunContext, role: str, schema: type[S], prompt: Prompt) -> Structured[S]:
+    """`role`'s model fills `schema` (validated, retried within the run's parse budget)."""
+    return await complete_structured(
+        ctx.models.chat(role),
+        schema,
+        prompt.messages(),
+        validate=lambda value: value,
+        retries=ctx.options.parse_retries,
+    )
 
 
 async def parse_recommendations(

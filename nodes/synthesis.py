@@ -8,10 +8,9 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.contract import NodeFailure
 from core.rag import format_passages, interleave, take_words
 from core.state import PipelineState
-from nodes.parsing import write_draft
+from nodes.parsing import unparseable, write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import NodeFn, traced
 from prompts import Prompt, render
@@ -52,14 +51,7 @@ def make_writer(source: Source) -> NodeFn[PipelineState]:
         draft, parsed = await write_draft(ctx, WRITER_ROLE, "synthesize", prompt)
         update: dict[str, Any] = {"draft": draft, "notes": notes}
         if not parsed.ok:
-            update["failures"] = [
-                NodeFailure(
-                    node="synthesize",
-                    reason=f"recommendations unparseable after {parsed.attempts} attempts: "
-                    f"{parsed.error}",
-                    raw_output=parsed.raw_output,
-                )
-            ]
+            update["failures"] = [unparseable("synthesize", "recommendations", parsed)]
         return update
 
     return synthesize

@@ -16,9 +16,9 @@ from core.context import RunContext
 from core.contract import NodeFailure
 from core.inputs import comparison_table
 from core.judging import ReportGrade
-from core.llm import Structured, complete, complete_structured
+from core.llm import Structured, complete
 from core.state import Draft, Grade, Review, WriterFeedbackState
-from nodes.parsing import parse_recommendations
+from nodes.parsing import ask, parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 from prompts import render
 
@@ -284,10 +284,7 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         prompt = render(
             "writer_feedback/grader", report=candidates[variant].markdown, transcript=transcript
         )
-        result = await complete_structured(
-            handle, ReportGrade, prompt.messages(), validate=lambda g: g,
-            retries=ctx.options.parse_retries,
-        )  # fmt: skip
+        result = await ask(ctx, "grader", ReportGrade, prompt)
         return _grade(variant, handle.name, result)
 
     grades = list(await asyncio.gather(*(grade(v) for v in order)))
@@ -341,9 +338,5 @@ async def finalize(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     }
     update: dict[str, Any] = {"draft": draft, "extras": extras}
     if not parsed.ok:
-        update["failures"] = [NodeFailure(
-            node="finalize",
-            reason=f"recommendations unparseable after {parsed.attempts} attempts: "
-                   f"{parsed.error}",
-            raw_output=parsed.raw_output)]  # fmt: skip
+        update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
