@@ -225,16 +225,18 @@ async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]
     }  # fmt: skip
 
 
+_AFTER_REBUTTAL: dict[Side, tuple[Press, Press]] = {
+    "bull": ("bull_press", "bull_closing"),
+    "bear": ("bear_press", "bear_closing"),
+}
+
+
 def route_press(state: AdversarialState) -> list[Press]:
     """A press only for a side whose rebuttal was judged unconvincing; the other closes."""
     assessment = state.get("assessment")
-    nexts: list[Press] = []
-    for side in SIDES:
-        pressed = assessment is not None and assessment.press(side) is not None
-        nexts.append("bull_press" if side == "bull" and pressed else
-                     "bear_press" if side == "bear" and pressed else
-                     "bull_closing" if side == "bull" else "bear_closing")  # fmt: skip
-    return nexts
+    return [
+        _AFTER_REBUTTAL[side][0 if assessment and assessment.press(side) else 1] for side in SIDES
+    ]
 
 
 # -- phase 3: judge, stress test, lead analyst --------------------------------------------------
