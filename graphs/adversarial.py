@@ -8,6 +8,7 @@ from langgraph.graph import END, START, StateGraph
 
 from core.context import RunContext
 from core.state import AdversarialState, PipelineInput, PipelineOutput
+from graphs._common import pipeline_graph
 from nodes import adversarial as adv
 from nodes.report import build_report
 
@@ -15,12 +16,7 @@ AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, Pipel
 
 
 def build_adversarial() -> AdversarialGraph:
-    graph: AdversarialGraph = StateGraph(
-        AdversarialState,
-        context_schema=RunContext,
-        input_schema=PipelineInput,
-        output_schema=PipelineOutput,
-    )
+    graph: AdversarialGraph = pipeline_graph(AdversarialState)
     # phase 1: the briefing
     graph.add_node("factual_analyst", adv.make_transcript_analyst("factual_analyst"))
     graph.add_node("behavioral_analyst", adv.make_transcript_analyst("behavioral_analyst"))

@@ -7,6 +7,7 @@ from langgraph.graph import END, START, StateGraph
 
 from core.context import RunContext
 from core.state import ConversationState, PipelineInput, PipelineOutput
+from graphs._common import pipeline_graph
 from nodes.conversation import REVIEWERS, client_verdict, finalize, make_reviewer, next_speaker
 from nodes.conversation import writer as writer_node
 from nodes.report import build_report
@@ -15,12 +16,7 @@ ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, Pip
 
 
 def build_conversation() -> ConversationGraph:
-    graph: ConversationGraph = StateGraph(
-        ConversationState,
-        context_schema=RunContext,
-        input_schema=PipelineInput,
-        output_schema=PipelineOutput,
-    )
+    graph: ConversationGraph = pipeline_graph(ConversationState)
     graph.add_node("writer", writer_node)
     for role in REVIEWERS:
         graph.add_node(role, make_reviewer(role))

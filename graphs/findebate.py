@@ -7,6 +7,7 @@ from langgraph.graph import END, START, StateGraph
 from core.context import RunContext
 from core.rag import FINDEBATE_DIMENSIONS
 from core.state import PipelineInput, PipelineOutput, PipelineState
+from graphs._common import pipeline_graph
 from nodes.debate import leader, skeptic, trust
 from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
 from nodes.report import build_report
@@ -18,12 +19,7 @@ PipelineGraph = StateGraph[PipelineState, RunContext, PipelineInput, PipelineOut
 
 
 def new_graph() -> PipelineGraph:
-    return StateGraph(
-        PipelineState,
-        context_schema=RunContext,
-        input_schema=PipelineInput,
-        output_schema=PipelineOutput,
-    )
+    return pipeline_graph(PipelineState)
 
 
 def add_multi_agent_draft(graph: PipelineGraph) -> None:

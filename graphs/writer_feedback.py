@@ -8,6 +8,7 @@ from langgraph.graph import END, START, StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput, WriterFeedbackState
+from graphs._common import pipeline_graph
 from nodes import writer_feedback as wf
 from nodes.report import build_report
 
@@ -15,12 +16,7 @@ WriterFeedbackGraph = StateGraph[WriterFeedbackState, RunContext, PipelineInput,
 
 
 def build_writer_feedback() -> WriterFeedbackGraph:
-    graph: WriterFeedbackGraph = StateGraph(
-        WriterFeedbackState,
-        context_schema=RunContext,
-        input_schema=PipelineInput,
-        output_schema=PipelineOutput,
-    )
+    graph: WriterFeedbackGraph = pipeline_graph(WriterFeedbackState)
     graph.add_node("plan", wf.plan)
     graph.add_node("simple_writer", wf.simple_writer)
     graph.add_node("advanced_writer", wf.advanced_writer)
