@@ -84,7 +84,18 @@ class NumberCheck(BaseModel):
     kind: Literal["percent", "money", "plain"]
     grounded: bool
     source_text: str | None = Field(default=None, description="the matching figure in the source")
+    source_index: int | None = Field(
+        default=None, description="which source matched: 0 = the transcript, 1 = the financials"
+    )
+    source_start: int | None = Field(default=None, description="offset of the match in it")
+    source_end: int | None = None
+    chunk_id: str | None = Field(
+        default=None, description="the transcript chunk holding the match (see citations)"
+    )
     context: str = ""
+    flagged: bool = Field(
+        default=False, description="still ungrounded after the fact-check; footnoted"
+    )
 
 
 class Evidence(BaseModel):

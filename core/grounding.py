@@ -77,32 +77,33 @@ def extract_figures(text: str, *, skip_apparatus: bool = False) -> list[Figure]:
         if skip_apparatus and kind == "plain" and unit == 1.0 and not decimals and value < 10:
             continue  # list numbering, counts of things: not figures worth checking
         tolerance = 0.5 * (10.0**-decimals) * unit
-        out.append(Figure(m.group(0).strip(), value * unit, kind, tolerance, m.start()))
+        whole = m.group(0)
+        lead = len(whole) - len(whole.lstrip())
+        out.append(Figure(whole.strip(), value * unit, kind, tolerance, m.start() + lead))
     return out
 
 
-def _compatible(a: Figure, b: Figure) -> bool:
-    return (a.kind == "percent") == (b.kind == "percent")
+def same_figure(a: Figure, b: Figure) -> bool:
+    """Same value within the rounding of the less precise figure; percentages only match
+    percentages."""
+    return (a.kind == "percent") == (b.kind == "percent") and abs(a.value - b.value) <= max(
+        a.tolerance, b.tolerance
+    ) + 1e-9
 
 
 def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
-    """One check per distinct figure in the report, grounded if any source states that value."""
-    source_figures = [f for s in sources for f in extract_figures(s)]
+    """One check per distinct figure in the report, grounded if any source states that value.
+    A grounded figure says where: the index of the source (0 = the transcript) and the
+    character span of the matching figure in it."""
+    source_figures = [(i, f) for i, s in enumerate(sources) for f in extract_figures(s)]
     checks: list[NumberCheck] = []
     seen: set[str] = set()
     for fig in extract_figures(report_text, skip_apparatus=True):
         if fig.text in seen:
             continue
         seen.add(fig.text)
-        match = next(
-            (
-                s
-                for s in source_figures
-                if _compatible(fig, s)
-                and abs(fig.value - s.value) <= max(fig.tolerance, s.tolerance) + 1e-9
-            ),
-            None,
-        )
+        found = next(((i, s) for i, s in source_figures if same_figure(fig, s)), None)
+        match = found[1] if found else None
         lo, hi = max(0, fig.start - 50), min(len(report_text), fig.start + len(fig.text) + 50)
         checks.append(
             NumberCheck(
@@ -111,6 +112,9 @@ def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
                 kind=fig.kind,
                 grounded=match is not None,
                 source_text=match.text if match else None,
+                source_index=found[0] if found else None,
+                source_start=match.start if match else None,
+                source_end=match.start + len(match.text) if match else None,
                 context=" ".join(report_text[lo:hi].split()),
             )
         )
