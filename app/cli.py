@@ -127,6 +127,8 @@ def run_options(args: argparse.Namespace, defaults: RunOptions) -> RunOptions:
         given["feedback_iterations"] = args.feedback_iterations
     if args.rounds is not None:
         given["conversation_rounds"] = args.rounds
+    if args.no_fact_check:
+        given["fact_check"] = False
     flags = {
         "writer_variant": "--variant",
         "ensemble_variants": "--ensemble",
@@ -135,6 +137,8 @@ def run_options(args: argparse.Namespace, defaults: RunOptions) -> RunOptions:
     }
     only = {"conversation_rounds": "conversation"}
     for key in given:
+        if key == "fact_check":
+            continue  # every pipeline
         pipeline = only.get(key, "writer_feedback")
         if args.pipeline != pipeline:
             raise UsageError(f"{flags[key]} applies to --pipeline {pipeline} only")
@@ -225,6 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--feedback-iterations", type=int, metavar="N", help="simple feedback loop limit (3)"
     )
     an.add_argument("--rounds", type=int, metavar="N", help="conversation round limit (3)")
+    an.add_argument(
+        "--no-fact-check",
+        action="store_true",
+        help="no model correction of unsupported figures (they are still footnoted)",
+    )
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )

@@ -48,6 +48,8 @@ ROLES: tuple[str, ...] = (
     "judge",
     "stress_analyst",
     "lead_analyst",
+    # every pipeline
+    "fact_checker",
 )
 
 # Completion-token budgets per role for a capable remote model ...
@@ -84,6 +86,7 @@ REMOTE_MAX_TOKENS: dict[str, int] = {
     "judge": 800,
     "stress_analyst": 150,
     "lead_analyst": 1600,
+    "fact_checker": 3500,
 }
 # ... and scaled down for the bundled local model so a whole run fits a 2-core machine and every
 # prompt fits its 4096-token context.
@@ -122,6 +125,7 @@ LOCAL_MAX_TOKENS: dict[str, int] = {
     "judge": 250,
     "stress_analyst": 60,
     "lead_analyst": 1000,
+    "fact_checker": 700,
 }
 
 
@@ -192,6 +196,9 @@ class Settings(BaseSettings):
         default=ENSEMBLE_MEMBERS, description="comma-separated variants the ensemble runs"
     )
     feedback_iterations: int = Field(default=3, description="simple feedback loop limit")
+    fact_check: bool = Field(
+        default=True, description="one model correction of unsupported figures before the report"
+    )
     retrieval_k: int = 4
     evidence_per_dimension: int = 8
     evidence_words: int | None = None

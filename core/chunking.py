@@ -102,7 +102,7 @@ def fixed_chunks(transcript: Transcript, *, words: int = 150) -> list[Chunk]:
         window = matches[i : i + words]
         span = (window[0].start(), window[-1].end())
         spans.append((_turn_at(transcript, span[0]), span))
-    return _to_chunks(transcript, spans)
+    return _to_chunks(transcript, spans, tag="f")
 
 
 def _turn_at(transcript: Transcript, offset: int) -> Turn:
@@ -113,11 +113,15 @@ def _turn_at(transcript: Transcript, offset: int) -> Turn:
     return best
 
 
-def _to_chunks(transcript: Transcript, spans: list[tuple[Turn, Span]]) -> list[Chunk]:
+def _to_chunks(
+    transcript: Transcript, spans: list[tuple[Turn, Span]], *, tag: str = ""
+) -> list[Chunk]:
+    """Ids are `<sha prefix>-<n>` for recursive chunks and `<sha prefix>-f<n>` for fixed ones,
+    so an id names one passage whichever scheme produced it."""
     prefix = transcript.sha256[:12]
     return [
         Chunk(
-            id=f"{prefix}-{i:04d}",
+            id=f"{prefix}-{tag}{i:04d}",
             section=turn.section,
             speaker=turn.speaker,
             start=start,

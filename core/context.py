@@ -31,6 +31,7 @@ class RunOptions:
     writer_variant: WriterVariant = "advanced_feedback"
     ensemble_variants: tuple[str, ...] = ENSEMBLE_MEMBERS
     feedback_iterations: int = 3
+    fact_check: bool = True
 
     def __post_init__(self) -> None:
         if self.parse_retries < 0:

@@ -98,9 +98,39 @@ class NumberCheck(BaseModel):
     )
 
 
+class Citation(BaseModel):
+    """A place in the report that rests on a transcript passage: the chunk id it cites (written
+    `[id]` by the model) or, for a grounded figure, the chunk that states it; resolved to where
+    the passage sits in the call so a reader can jump to it."""
+
+    chunk_id: str
+    section: str
+    speaker: str | None
+    start: int = Field(ge=0, description="character offset of the passage in the transcript")
+    end: int = Field(ge=0)
+    via: Literal["cited", "figure"]
+    claim: str = Field(description="the report's words around the citation or the figure")
+    figure: str | None = None
+
+
+class FactCheck(BaseModel):
+    """The fact-check step: what was unsupported, whether the one correction was applied, and
+    what is still unsupported (footnoted in the Markdown, flagged in `numbers`)."""
+
+    enabled: bool
+    checked: int = Field(description="distinct figures checked in the report's prose")
+    ungrounded_before: list[str] = Field(default_factory=list)
+    correction_attempted: bool = False
+    corrected: bool = Field(default=False, description="the model's revision replaced the text")
+    still_ungrounded: list[str] = Field(default_factory=list)
+    note: str | None = None
+
+
 class Evidence(BaseModel):
     passages: list[EvidencePassage] = Field(default_factory=list)
     numbers: list[NumberCheck] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    fact_check: FactCheck | None = None
 
 
 class NodeTrace(BaseModel):

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.contract import NumberCheck
+from core.inputs import Financials
+from core.transcript import Transcript
 
 _SCALES: dict[str, float] = {
     "thousand": 1e3,
@@ -39,6 +41,10 @@ _NUMBER_RE = re.compile(
 _SKIP_BEFORE = re.compile(r"(conviction|confidence|probability)[^.\n]{0,25}$", re.IGNORECASE)
 _SKIP_AFTER = re.compile(r"\s?-?\s?(day|week|month)s?\b", re.IGNORECASE)
 
+# A cited chunk id ("[4bc14f6c498a-0001]") or a footnote mark ("[^unverified-1]"): not figures.
+CITATION_RE = re.compile(r"\[([0-9a-f]{6,12}-f?\d{4})\]")
+_MARKS = re.compile(CITATION_RE.pattern + r"|\[\^[\w-]+\]")
+
 Kind = Literal["percent", "money", "plain"]
 
 
@@ -54,6 +60,8 @@ class Figure:
 def extract_figures(text: str, *, skip_apparatus: bool = False) -> list[Figure]:
     """All numbers in `text` with value normalised to units (percent points for percentages)."""
     out: list[Figure] = []
+    if skip_apparatus:  # blank out ids and marks, keeping offsets
+        text = _MARKS.sub(lambda m: " " * len(m.group(0)), text)
     for m in _NUMBER_RE.finditer(text):
         raw = m.group("num")
         if skip_apparatus and (
@@ -119,3 +127,8 @@ def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
             )
         )
     return checks
+
+
+def grounding_sources(transcript: Transcript, financials: Financials | None) -> list[str]:
+    """What a report's figures may rest on, transcript first (source index 0)."""
+    return [transcript.text] + ([financials.figures_text()] if financials else [])

@@ -8,14 +8,14 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-import textstat  # type: ignore[import-untyped]
+import textstat
 from pydantic import BaseModel, Field
 
 from core.contract import HORIZONS, Horizon, Position, Report
 from core.grounding import Figure, check_numbers, extract_figures, same_figure
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
-_MD_NOISE = re.compile(r"^\s*(#{1,6}\s*|[-*+]\s+|\d+\.\s+|>\s*)|[*_`|]|\[\^?\d+\]", re.MULTILINE)
+_MD_NOISE = re.compile(r"^\s*(#{1,6}\s*|[-*+]\s+|\d+\.\s+|>\s*)|[*_`|]|\[\^[\w-]+\]", re.MULTILINE)
 
 
 def plain_text(markdown: str) -> str:

@@ -11,6 +11,7 @@ from core.contract import (
     CallInfo,
     DebateTurn,
     EvidencePassage,
+    FactCheck,
     NodeFailure,
     NodeTrace,
     Recommendation,
@@ -146,6 +147,7 @@ class PipelineState(TypedDict, total=False):
     candidate: Draft
     decision: RevertDecision
     final: Draft
+    fact_check: FactCheck
     notes: Annotated[list[str], operator.add]
     extras: Annotated[dict[str, Any], merge_dicts]  # pipeline-specific parts of the Report
     trace: Annotated[list[NodeTrace], operator.add]
@@ -212,6 +214,8 @@ def checkpoint_types() -> tuple[type, ...]:
         Turn,
         contract.CallInfo,
         contract.Chunk,
+        contract.Citation,
+        contract.FactCheck,
         contract.DebateLog,
         contract.DebateTurn,
         contract.Evidence,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from langgraph.graph import StateGraph
+from langgraph.graph import END, StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
+from nodes.factcheck import fact_check
+from nodes.report import build_report
 
 S = TypeVar("S", bound=Any)
 
@@ -17,3 +19,12 @@ def pipeline_graph(state: type[S]) -> StateGraph[S, RunContext, PipelineInput, P
     return StateGraph(
         state, context_schema=RunContext, input_schema=PipelineInput, output_schema=PipelineOutput
     )
+
+
+def add_report(graph: StateGraph[Any, RunContext, PipelineInput, PipelineOutput]) -> None:
+    """Every pipeline's ending: `fact_check -> report -> END`. Route the final text into
+    `fact_check`."""
+    graph.add_node("fact_check", fact_check)
+    graph.add_node("report", build_report)
+    graph.add_edge("fact_check", "report")
+    graph.add_edge("report", END)

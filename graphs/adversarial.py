@@ -4,13 +4,12 @@ Stress analyst -> Lead analyst and the shared recommendation block."""
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
 from core.state import AdversarialState, PipelineInput, PipelineOutput
-from graphs._common import pipeline_graph
+from graphs._common import add_report, pipeline_graph
 from nodes import adversarial as adv
-from nodes.report import build_report
 
 AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, PipelineOutput]
 
@@ -32,7 +31,7 @@ def build_adversarial() -> AdversarialGraph:
     graph.add_node("judge", adv.judge)
     graph.add_node("stress_analyst", adv.stress_analyst)
     graph.add_node("lead_analyst", adv.lead_analyst)
-    graph.add_node("report", build_report)
+    add_report(graph)
 
     for role in adv.BRIEFING:
         graph.add_edge(START, role)
@@ -56,6 +55,5 @@ def build_adversarial() -> AdversarialGraph:
     graph.add_edge(["bull_closing", "bear_closing"], "judge")
     graph.add_edge("judge", "stress_analyst")
     graph.add_edge("stress_analyst", "lead_analyst")
-    graph.add_edge("lead_analyst", "report")
-    graph.add_edge("report", END)
+    graph.add_edge("lead_analyst", "fact_check")
     return graph

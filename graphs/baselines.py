@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START
+from langgraph.graph import START
 
 from core.rag import STANDARD_QUERIES
+from graphs._common import add_report
 from graphs.findebate import PipelineGraph, add_multi_agent_draft, new_graph
-from nodes.report import build_report
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.synthesis import make_writer
 
@@ -15,10 +15,9 @@ def build_zero_shot() -> PipelineGraph:
     """The transcript straight to one writer prompt; no retrieval, no agents."""
     graph = new_graph()
     graph.add_node("synthesize", make_writer("transcript"))
-    graph.add_node("report", build_report)
+    add_report(graph)
     graph.add_edge(START, "synthesize")
-    graph.add_edge("synthesize", "report")
-    graph.add_edge("report", END)
+    graph.add_edge("synthesize", "fact_check")
     return graph
 
 
@@ -28,12 +27,11 @@ def build_standard_rag() -> PipelineGraph:
     graph.add_node("ingest", make_ingest("fixed"))
     graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}))
     graph.add_node("synthesize", make_writer("evidence"))
-    graph.add_node("report", build_report)
+    add_report(graph)
     graph.add_edge(START, "ingest")
     graph.add_edge("ingest", "retrieve")
     graph.add_edge("retrieve", "synthesize")
-    graph.add_edge("synthesize", "report")
-    graph.add_edge("report", END)
+    graph.add_edge("synthesize", "fact_check")
     return graph
 
 
@@ -41,7 +39,6 @@ def build_multi_agent() -> PipelineGraph:
     """FinDebate without the debate (the paper's ablation)."""
     graph = new_graph()
     add_multi_agent_draft(graph)
-    graph.add_node("report", build_report)
-    graph.add_edge("synthesize", "report")
-    graph.add_edge("report", END)
+    add_report(graph)
+    graph.add_edge("synthesize", "fact_check")
     return graph

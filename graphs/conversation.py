@@ -3,14 +3,13 @@ give feedback in a fixed order, at most N rounds, "TERMINATE" ends early."""
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
 from core.state import ConversationState, PipelineInput, PipelineOutput
-from graphs._common import pipeline_graph
+from graphs._common import add_report, pipeline_graph
 from nodes.conversation import REVIEWERS, client_verdict, finalize, make_reviewer, next_speaker
 from nodes.conversation import writer as writer_node
-from nodes.report import build_report
 
 ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, PipelineOutput]
 
@@ -21,7 +20,7 @@ def build_conversation() -> ConversationGraph:
     for role in REVIEWERS:
         graph.add_node(role, make_reviewer(role))
     graph.add_node("finalize", finalize)
-    graph.add_node("report", build_report)
+    add_report(graph)
     graph.add_edge(START, "writer")
     graph.add_conditional_edges("writer", next_speaker, {r: r for r in REVIEWERS})
     for role in ("analyst", "psychologist", "editor"):
@@ -29,6 +28,5 @@ def build_conversation() -> ConversationGraph:
     graph.add_conditional_edges(
         "client", client_verdict, {"revise": "writer", "finish": "finalize"}
     )
-    graph.add_edge("finalize", "report")
-    graph.add_edge("report", END)
+    graph.add_edge("finalize", "fact_check")
     return graph

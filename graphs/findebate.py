@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
 from core.rag import FINDEBATE_DIMENSIONS
 from core.state import PipelineInput, PipelineOutput, PipelineState
-from graphs._common import pipeline_graph
+from graphs._common import add_report, pipeline_graph
 from nodes.debate import leader, skeptic, trust
 from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
-from nodes.report import build_report
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.specialists import SPECIALISTS, make_specialist
 from nodes.synthesis import make_writer
@@ -45,7 +44,7 @@ def build_findebate() -> PipelineGraph:
     graph.add_node("accept", accept)
     graph.add_node("revert", revert)
     graph.add_conditional_edges(
-        "synthesize", has_recommendations, {"debate": "trust", "skip": "report"}
+        "synthesize", has_recommendations, {"debate": "trust", "skip": "fact_check"}
     )
     graph.add_edge("trust", "skeptic")
     graph.add_edge("skeptic", "leader")
@@ -53,8 +52,7 @@ def build_findebate() -> PipelineGraph:
     graph.add_conditional_edges(
         "integrity_check", core_compromised, {"accept": "accept", "revert": "revert"}
     )
-    graph.add_node("report", build_report)
-    graph.add_edge("accept", "report")
-    graph.add_edge("revert", "report")
-    graph.add_edge("report", END)
+    add_report(graph)
+    graph.add_edge("accept", "fact_check")
+    graph.add_edge("revert", "fact_check")
     return graph

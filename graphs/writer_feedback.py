@@ -4,13 +4,12 @@ graph holds every variant; the run's `writer_variant` option picks the branches 
 
 from __future__ import annotations
 
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput, WriterFeedbackState
-from graphs._common import pipeline_graph
+from graphs._common import add_report, pipeline_graph
 from nodes import writer_feedback as wf
-from nodes.report import build_report
 
 WriterFeedbackGraph = StateGraph[WriterFeedbackState, RunContext, PipelineInput, PipelineOutput]
 
@@ -29,7 +28,7 @@ def build_writer_feedback() -> WriterFeedbackGraph:
     # the ensemble's branches have different lengths: the judge waits for all of them
     graph.add_node("judge", wf.judge, defer=True)
     graph.add_node("finalize", wf.finalize)
-    graph.add_node("report", build_report)
+    add_report(graph)
 
     graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", wf.route_start, ["simple_writer", "advanced_writer"])
@@ -43,6 +42,5 @@ def build_writer_feedback() -> WriterFeedbackGraph:
     graph.add_conditional_edges("tally_reviews", wf.route_tally, ["rewriter", "judge", "finalize"])
     graph.add_conditional_edges("rewriter", wf.done, ["judge", "finalize"])
     graph.add_edge("judge", "finalize")
-    graph.add_edge("finalize", "report")
-    graph.add_edge("report", END)
+    graph.add_edge("finalize", "fact_check")
     return graph

@@ -10,9 +10,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from core.citations import link_evidence
 from core.context import RunContext
-from core.contract import DebateLog, Evidence, EvidencePassage, NodeTrace, Report
-from core.grounding import check_numbers
+from core.contract import (
+    DebateLog,
+    Evidence,
+    EvidencePassage,
+    FactCheck,
+    NodeTrace,
+    NumberCheck,
+    Report,
+)
+from core.grounding import check_numbers, grounding_sources
 from core.market import scorecard
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import PipelineState
@@ -48,9 +57,19 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         reason = failures[0].reason if failures else (final.parse_error or "unknown")
         section = render_missing_recommendations(final.author, reason)
     transcript = state["transcript"]
-    financials = state.get("financials")
-    sources = [transcript.text] + ([financials.figures_text()] if financials else [])
-    numbers = check_numbers(body, sources)
+    numbers = check_numbers(body, grounding_sources(transcript, state.get("financials")))
+    numbers = [n if n.grounded else n.model_copy(update={"flagged": True}) for n in numbers]
+    body, footnotes = _footnote(body, numbers, state.get("fact_check"))
+    passages = _passages(state)
+    links = link_evidence(
+        body, transcript, passages, numbers, chunk_words=runtime.context.options.chunk_words
+    )
+    notes = list(state.get("notes", []))
+    if links.unresolved:
+        notes.append(
+            "report: cites chunk id(s) that are not passages of this call: "
+            + ", ".join(links.unresolved)
+        )
     decision = state.get("decision")
     debate = None
     if state["pipeline"] == "findebate":
@@ -76,18 +95,48 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         created_at=datetime.now(UTC),
         call=state["call"],
         transcript_sha256=transcript.sha256,
-        markdown=f"{header}\n\n{body}\n\n{section}",
+        markdown=f"{header}\n\n{body}{footnotes}\n\n{section}",  # the report ends in its calls
         recommendations=final.recommendations or [],
         failures=failures,
-        evidence=Evidence(passages=_passages(state), numbers=numbers),
+        evidence=Evidence(
+            passages=passages,
+            numbers=links.numbers,
+            citations=links.citations,
+            fact_check=state.get("fact_check"),
+        ),
         trace=trace,
         debate=debate,
         models=models,
         model_note=runtime.context.model_note,
-        notes=list(state.get("notes", [])),
+        notes=notes,
         extras=_extras(state),
     )
     return {"report": report, "trace": [own]}
+
+
+def _footnote(
+    body: str, numbers: list[NumberCheck], fact_check: FactCheck | None
+) -> tuple[str, str]:
+    """Mark each unsupported figure's first mention with a footnote saying so."""
+    flagged = [n for n in numbers if n.flagged]
+    if not flagged:
+        return body, ""
+    checked = (
+        "after the fact-check's correction"
+        if fact_check and fact_check.correction_attempted
+        else "by the fact-check"
+    )
+    lines = ["", "", "---", ""]
+    for i, n in enumerate(flagged, 1):
+        mark = f"[^unverified-{i}]"
+        m = re.search(rf"(?<![\w.]){re.escape(n.text)}(?![\d])", body)
+        if m:
+            body = body[: m.end()] + mark + body[m.end() :]
+        lines.append(
+            f"{mark}: **Unverified:** {n.text} is not stated in the transcript or the "
+            f"financial data ({checked})."
+        )
+    return body, "\n".join(lines)
 
 
 def _extras(state: PipelineState) -> dict[str, Any]:

@@ -33,10 +33,13 @@ def sample_text() -> str:
 
 @pytest.fixture
 def fake_engine(tmp_path: Path) -> Callable[..., object]:
-    """`async with fake_engine(models, **settings) as engine:`: temp data dir, fake embeddings."""
+    """`async with fake_engine(models, **settings) as engine:`: temp data dir, fake embeddings.
+    The fact-check's correction is off unless a test turns it on (tests/graphs/test_fact_check.py
+    does, for every pipeline), so route tests script only their own pipeline's roles."""
 
     @asynccontextmanager
     async def make(models: FakeModels, **overrides: object) -> AsyncIterator[Engine]:
+        overrides.setdefault("fact_check", False)
         settings = Settings(data_dir=tmp_path / "data", provider="fake", **overrides)  # type: ignore[arg-type]
         async with Engine.open(
             settings,

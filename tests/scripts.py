@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from core.fake_llm import FakeModels, Script, block
@@ -12,6 +13,11 @@ DRAFT = (
     "## Multi-Timeframe Investment Strategy\n..."
 )
 LEADER = "## Final report\nRevenue rose 10.7% to $1.54 billion; risks are manageable."
+
+
+def prose(markdown: str) -> str:
+    """A report's Markdown without the fact-check's footnote marks."""
+    return re.sub(r"\[\^unverified-\d+\]", "", markdown)
 
 
 def findebate_models(*extractor: Any, specialist_text: str = "analysis") -> FakeModels:
@@ -25,4 +31,4 @@ def findebate_models(*extractor: Any, specialist_text: str = "analysis") -> Fake
     return FakeModels(scripts)
 
 
-__all__ = ["DRAFT", "LEADER", "block", "findebate_models"]
+__all__ = ["DRAFT", "LEADER", "block", "findebate_models", "prose"]

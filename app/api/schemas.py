@@ -41,6 +41,10 @@ class RunOptionsIn(BaseModel):
         description="writer_feedback ensemble: the variants to run and grade",
     )
     feedback_iterations: int | None = Field(default=None, ge=1, le=5)
+    fact_check: bool | None = Field(
+        default=None,
+        description="false: no model correction of unsupported figures (they are still flagged)",
+    )
 
     @field_validator("ensemble_variants")
     @classmethod

@@ -182,3 +182,8 @@ def test_decision_accuracy_per_horizon_neutral_apart() -> None:
     partial = decision_accuracy(_report(), {"day": 1})
     assert partial is not None and partial.per_horizon["1w"] == "unlabelled"
     assert partial.accuracy == 1.0
+
+
+def test_citation_ids_and_footnote_marks_are_not_figures() -> None:
+    text = "EPS $1.73 [4bc14f6c498a-0999] and [4bc14f6c498a-f0123], growth[^unverified-12]."
+    assert [c.text for c in check_numbers(text, [TRANSCRIPT])] == ["$1.73"]

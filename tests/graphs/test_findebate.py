@@ -9,7 +9,7 @@ import pytest
 from core.contract import Position, Report
 from core.transcript import parse_transcript
 from nodes.specialists import SPECIALISTS
-from tests.scripts import DRAFT, LEADER, block, findebate_models
+from tests.scripts import DRAFT, LEADER, block, findebate_models, prose
 
 pytestmark = pytest.mark.asyncio
 
@@ -30,14 +30,14 @@ async def test_debate_accepted_when_stance_preserved(fake_engine: Any, sample_te
     assert report.debate is not None and report.debate.decision is not None
     assert report.debate.decision.reverted is False
     assert [t.agent for t in report.debate.turns] == ["trust", "skeptic", "leader"]
-    assert LEADER.splitlines()[1] in report.markdown  # the leader's text is the final report
+    assert LEADER.splitlines()[1] in prose(report.markdown)  # the leader's text is final
     assert [r.conviction for r in report.recommendations] == [78, 72, 75]
     assert report.markdown.rstrip().endswith("|")  # ends in the canonical table
-    assert "## Recommendations" in report.markdown
+    assert "## Recommendations" in prose(report.markdown)
     nodes = [t.node for t in report.trace]
     assert nodes[:2] == ["ingest", "retrieve"]
     assert set(SPECIALISTS) <= set(nodes)
-    assert nodes[-5:] == ["skeptic", "leader", "integrity_check", "accept", "report"]
+    assert nodes[-6:] == ["skeptic", "leader", "integrity_check", "accept", "fact_check", "report"]
     assert "revert" not in nodes
     assert all(t.duration_ms >= 0 for t in report.trace)
     assert report.models["leader"] == "fake:leader, fake:extractor"  # who wrote, who parsed
@@ -67,8 +67,8 @@ async def test_debate_reverted(
     assert any(reason in r for r in report.debate.decision.reasons)
     assert "revert" in [t.node for t in report.trace]
     assert [r.position for r in report.recommendations] == [Position.LONG] * 3  # R0 kept
-    assert DRAFT.splitlines()[1] in report.markdown
-    assert LEADER.splitlines()[1] not in report.markdown
+    assert DRAFT.splitlines()[1] in prose(report.markdown)
+    assert LEADER.splitlines()[1] not in prose(report.markdown)
     assert any("reverted" in n for n in report.notes)
 
 
@@ -104,7 +104,7 @@ async def test_unparseable_draft_skips_debate_and_degrades(
     assert models.script("trust").calls == []  # debate skipped
     assert report.debate is not None and report.debate.turns == []
     assert report.debate.skipped_reason
-    assert "Not available" in report.markdown
+    assert "Not available" in prose(report.markdown)
     synth = next(t for t in report.trace if t.node == "synthesize")
     assert synth.outcome == "degraded" and synth.retries == 2
 

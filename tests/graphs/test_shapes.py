@@ -28,6 +28,6 @@ def test_findebate_routes_are_explicit() -> None:
     graph = PIPELINES["findebate"].build().compile().get_graph()
     conditional = {(e.source, e.target, e.data) for e in graph.edges if e.conditional}
     assert ("synthesize", "trust", "debate") in conditional
-    assert ("synthesize", "report", "skip") in conditional
+    assert ("synthesize", "fact_check", "skip") in conditional
     targets = {(s, t) for s, t, _ in conditional}
     assert ("integrity_check", "revert") in targets and ("integrity_check", "accept") in targets

@@ -53,7 +53,7 @@ def models(
 
 
 async def run(fake_engine: Any, m: FakeModels, variant: str, sample: str, **kw: Any) -> Any:
-    options = RunOptions(writer_variant=variant, **kw.pop("options", {}))  # type: ignore[arg-type]
+    options = RunOptions(writer_variant=variant, fact_check=False, **kw.pop("options", {}))  # type: ignore[arg-type]
     async with fake_engine(m) as engine:
         return await engine.run("writer_feedback", parse_transcript(sample), options=options, **kw)
 
@@ -72,7 +72,7 @@ async def test_simple_writer_alone(fake_engine: Any, sample_text: str) -> None:
     out = await run(fake_engine, m, "simple_writer", sample_text)
     r = out.report
     assert r.status == "succeeded" and len(r.recommendations) == 3
-    assert ran(r) == ["plan", "simple_writer", "finalize", "report"]
+    assert ran(r) == ["plan", "simple_writer", "finalize", "fact_check", "report"]
     assert "SIMPLE 1" in r.markdown and wf(r)["chosen"] == "simple_writer"
     prompt = m.script("simple_writer").calls[0]
     assert "Financial Overview" in prompt.text and "Not supplied" in prompt.text
@@ -91,7 +91,7 @@ async def test_advanced_writer_uses_qoq_and_yoy(fake_engine: Any, sample_text: s
     )
     m = models()
     out = await run(fake_engine, m, "advanced_writer", sample_text, financials=fin)
-    assert ran(out.report) == ["plan", "advanced_writer", "finalize", "report"]
+    assert ran(out.report) == ["plan", "advanced_writer", "finalize", "fact_check", "report"]
     prompt = m.script("advanced_writer").calls[0].text
     assert "| Revenue | 1,200 | 1,000 | +20.0% | 1,500 | -20.0% |" in prompt
     assert "Insights from the Q&A" in prompt and "Final Recommendation" in prompt
@@ -109,7 +109,7 @@ async def test_panel_all_good_first_time(fake_engine: Any, sample_text: str) -> 
     m = models(panel=("ALL GOOD",))
     out = await run(fake_engine, m, "simple_feedback", sample_text)
     r = out.report
-    assert ran(r) == ["plan", "simple_writer", "panel", "finalize", "report"]
+    assert ran(r) == ["plan", "simple_writer", "panel", "finalize", "fact_check", "report"]
     assert "SIMPLE 1" in r.markdown and wf(r)["panel_iterations"] == 1
     assert [x["approved"] for x in wf(r)["reviews"]] == [True]
 
@@ -118,7 +118,16 @@ async def test_panel_all_good_second_time(fake_engine: Any, sample_text: str) ->
     m = models(panel=("- Add the guidance range.", "  ALL GOOD\n"))
     out = await run(fake_engine, m, "simple_feedback", sample_text)
     r = out.report
-    assert ran(r) == ["plan", "simple_writer", "panel", "revise", "panel", "finalize", "report"]
+    assert ran(r) == [
+        "plan",
+        "simple_writer",
+        "panel",
+        "revise",
+        "panel",
+        "finalize",
+        "fact_check",
+        "report",
+    ]
     assert "SIMPLE 2" in r.markdown  # the revision the panel accepted
     revise_prompt = m.script("simple_writer").calls[1].text
     assert "Add the guidance range." in revise_prompt and "SIMPLE 1" in revise_prompt

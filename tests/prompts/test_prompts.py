@@ -51,6 +51,9 @@ VARS = {
     "decision": "DECISION-SLOT",
     "verdict": Verdict(winner="Bear", justification="JUSTIFICATION-SLOT is long enough."),
     "stress": "STRESS-SLOT",
+    # fact-check
+    "problems": [{"text": "$9.99 billion", "context": "PROBLEM-CONTEXT-SLOT"}],
+    "passages": "PASSAGES-SLOT",
 }
 HORIZON_WORDS = ("1-Day", "1-Week", "1-Month", "Position", "Conviction")
 
@@ -253,3 +256,11 @@ def test_lead_analyst_sections_and_no_debate() -> None:
     assert "never mentions a debate" in p.system
     unsettled = prompts.render("adversarial/lead_analyst", **{**VARS, "verdict": None})
     assert "No thesis was settled" in unsettled.user
+
+
+def test_fact_check_lists_each_figure_and_its_context() -> None:
+    p = prompts.render("shared/fact_check", **VARS)
+    assert '"$9.99 billion" in: "...PROBLEM-CONTEXT-SLOT..."' in p.user
+    assert "REPORT-SLOT" in p.user and "PASSAGES-SLOT" in p.user and "FINANCIALS-SLOT" in p.user
+    without = prompts.render("shared/fact_check", **{**VARS, "financials": ""})
+    assert "Financial data" not in without.user

@@ -1,0 +1,126 @@
+"""Evidence links: resolve the chunk ids a report cites, and the passage behind every grounded
+figure, to where they sit in the call (section, speaker, character offsets)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.chunking import iter_sentences, recursive_chunks
+from core.contract import Chunk, Citation, EvidencePassage, NumberCheck
+from core.grounding import CITATION_RE
+from core.metrics import words
+from core.transcript import Transcript
+
+
+@dataclass
+class Links:
+    citations: list[Citation]
+    numbers: list[NumberCheck]
+    unresolved: list[str]
+
+
+def _around(text: str, start: int, end: int, width: int = 80) -> str:
+    return " ".join(text[max(0, start - width) : min(len(text), end + width)].split())
+
+
+def link_evidence(
+    body: str,
+    transcript: Transcript,
+    passages: Sequence[EvidencePassage],
+    numbers: Sequence[NumberCheck],
+    *,
+    chunk_words: int,
+) -> Links:
+    """Citations for every `[chunk-id]` in `body` and every figure grounded in the transcript.
+    Ids resolve to the run's retrieved passages first, then to the transcript's recursive chunks
+    (the same ids the findebate index uses); ids that resolve to nothing are returned apart."""
+    by_id: dict[str, Chunk | EvidencePassage] = {p.chunk_id: p for p in passages}
+    chunks: list[Chunk] | None = None
+
+    def all_chunks() -> list[Chunk]:
+        nonlocal chunks
+        if chunks is None:
+            chunks = recursive_chunks(transcript, max_words=chunk_words)
+            for c in chunks:
+                by_id.setdefault(c.id, c)
+        return chunks
+
+    def resolve(chunk_id: str) -> Chunk | EvidencePassage | None:
+        if chunk_id not in by_id:
+            all_chunks()
+        return by_id.get(chunk_id)
+
+    def containing(offset: int) -> Chunk | EvidencePassage | None:
+        for p in passages:
+            if p.start <= offset < p.end:
+                return p
+        return next((c for c in all_chunks() if c.start <= offset < c.end), None)
+
+    citations: list[Citation] = []
+    seen: set[tuple[str, str, str]] = set()
+    unresolved: list[str] = []
+
+    def add(
+        target: Chunk | EvidencePassage, cid: str, via: str, claim: str, fig: str | None
+    ) -> None:
+        key = (cid, via, claim)
+        if key in seen:
+            return
+        seen.add(key)
+        citations.append(
+            Citation(
+                chunk_id=cid,
+                section=target.section,
+                speaker=target.speaker,
+                start=target.start,
+                end=target.end,
+                via=via,  # type: ignore[arg-type]
+                claim=claim,
+                figure=fig,
+            )
+        )
+
+    for m in CITATION_RE.finditer(body):
+        cid = m.group(1)
+        target = resolve(cid)
+        if target is None:
+            if cid not in unresolved:
+                unresolved.append(cid)
+            continue
+        add(target, cid, "cited", _around(body, m.start(), m.end()), None)
+
+    linked: list[NumberCheck] = []
+    for check in numbers:
+        if check.grounded and check.source_index == 0 and check.source_start is not None:
+            target = containing(check.source_start)
+            if target is not None:
+                cid = target.chunk_id if isinstance(target, EvidencePassage) else target.id
+                check = check.model_copy(update={"chunk_id": cid})
+                add(target, cid, "figure", check.context, check.text)
+        linked.append(check)
+    return Links(citations, linked, unresolved)
+
+
+def passages_for(transcript: Transcript, contexts: Sequence[str], *, budget_words: int) -> str:
+    """Transcript sentences sharing the most words with each context (best first per context,
+    round robin), in transcript order within a word budget: what a fact-checker reads."""
+    sentences = list(iter_sentences(transcript.text))
+    vocab = [set(words(transcript.text[a:b])) for a, b in sentences]
+    ranked: list[list[int]] = []
+    for ctx in contexts:
+        want = {w for w in words(ctx) if len(w) > 3 or any(ch.isdigit() for ch in w)}
+        scores = [(len(want & v), i) for i, v in enumerate(vocab)]
+        ranked.append([i for s, i in sorted(scores, key=lambda x: (-x[0], x[1])) if s > 0][:3])
+    chosen: list[int] = []
+    used = 0
+    for rank in range(3):
+        for ids in ranked:
+            if rank < len(ids) and ids[rank] not in chosen:
+                a, b = sentences[ids[rank]]
+                n = len(transcript.text[a:b].split())
+                if chosen and used + n > budget_words:
+                    continue
+                chosen.append(ids[rank])
+                used += n
+    return "\n".join(transcript.text[slice(*sentences[i])] for i in sorted(chosen))

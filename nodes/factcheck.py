@@ -1,0 +1,105 @@
+"""Fact-check, the step before every pipeline's report: figures the transcript and financials do
+not state are listed, the model gets one chance to correct or remove them, the check runs again,
+and what still fails is left for the report to flag. Off by option: no model call, the figures
+are still checked (and footnoted) by the report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from core.citations import passages_for
+from core.context import RunContext
+from core.contract import FactCheck
+from core.grounding import check_numbers, grounding_sources
+from core.llm import ModelOutputError, complete
+from core.state import Draft, PipelineState
+from nodes.tracing import traced
+from prompts import render
+
+ROLE = "fact_checker"
+# A revision shorter than this share of the original deleted more than the listed claims.
+MIN_KEPT_SHARE = 0.5
+
+
+def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
+    sources = grounding_sources(state["transcript"], state.get("financials"))
+    return [(c.text, c.context) for c in check_numbers(markdown, sources) if not c.grounded]
+
+
+@traced("fact_check")
+async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    draft: Draft = state.get("final", state["draft"])
+    sources = grounding_sources(state["transcript"], state.get("financials"))
+    checked = len(check_numbers(draft.markdown, sources))
+    before = _ungrounded(draft.markdown, state)
+    texts = [t for t, _ in before]
+    if not ctx.options.fact_check:
+        log = FactCheck(
+            enabled=False,
+            checked=checked,
+            ungrounded_before=texts,
+            still_ungrounded=texts,
+            note="fact-check correction is off for this run; unsupported figures are flagged",
+        )
+        return {"fact_check": log}
+    if not before:
+        return {"fact_check": FactCheck(enabled=True, checked=checked)}
+    financials = state.get("financials")
+    prompt = render(
+        "shared/fact_check",
+        report=draft.markdown,
+        problems=[{"text": t, "context": c} for t, c in before],
+        passages=passages_for(
+            state["transcript"], [c for _, c in before], budget_words=ctx.options.evidence_words
+        ),
+        financials=financials.figures_text() if financials else "",
+    )
+    handle = ctx.models.chat(ROLE)
+    try:
+        revised = await complete(handle, prompt.messages(), role=ROLE)
+    except ModelOutputError as exc:
+        log = FactCheck(
+            enabled=True,
+            checked=checked,
+            ungrounded_before=texts,
+            correction_attempted=True,
+            still_ungrounded=texts,
+            note=f"the correction came back empty ({exc}); the original text is kept",
+        )
+        return {"fact_check": log}
+    after = [t for t, _ in _ungrounded(revised, state)]
+    kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
+    if len(after) >= len(texts):
+        note = (
+            f"the correction left {len(after)} unsupported figure(s) (was {len(texts)}); "
+            "the original text is kept"
+        )
+    elif kept_share < MIN_KEPT_SHARE:
+        note = (
+            f"the correction kept only {kept_share:.0%} of the text, more than the listed claims; "
+            "the original text is kept"
+        )
+    else:
+        corrected = draft.model_copy(update={"markdown": revised})
+        log = FactCheck(
+            enabled=True,
+            checked=checked,
+            ungrounded_before=texts,
+            correction_attempted=True,
+            corrected=True,
+            still_ungrounded=after,
+            note=f"corrected by {handle.name}: {len(texts) - len(after)} of {len(texts)} fixed",
+        )
+        return {"final": corrected, "fact_check": log}
+    log = FactCheck(
+        enabled=True,
+        checked=checked,
+        ungrounded_before=texts,
+        correction_attempted=True,
+        still_ungrounded=texts,
+        note=note,
+    )
+    return {"fact_check": log, "notes": [f"fact_check: {note}"]}
