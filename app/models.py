@@ -13,6 +13,7 @@ from langchain_openai import ChatOpenAI
 
 from app.local_llm import LOCAL_ALIAS
 from app.settings import ROLES, Provider, Settings
+from core.cache import SqliteLLMCache
 from core.fake_llm import FakeModels, Script, canned
 from core.llm import ChatHandle, ModelSource
 
@@ -48,6 +49,7 @@ class ModelFactory(ModelSource):
         self._handles: dict[str, ChatHandle] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
         self._fakes = FakeModels(default=Script.of(default=canned), latency=settings.fake_latency)
+        self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
         for role in ROLES:  # fail at start-up, not mid-run
             role_spec(settings, role)
 
@@ -60,7 +62,13 @@ class ModelFactory(ModelSource):
 
     def chat(self, role: str) -> ChatHandle:
         if role not in self._handles:
-            self._handles[role] = self._build(role)
+            handle = self._build(role)
+            if self.cache is not None:  # one file; the display name keeps models apart
+                cached = handle.model.model_copy(
+                    update={"cache": self.cache.for_namespace(handle.name)}
+                )
+                handle = ChatHandle(cached, handle.name, handle.limiter)
+            self._handles[role] = handle
         return self._handles[role]
 
     def _build(self, role: str) -> ChatHandle:

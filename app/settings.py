@@ -196,6 +196,11 @@ class Settings(BaseSettings):
         default=ENSEMBLE_MEMBERS, description="comma-separated variants the ensemble runs"
     )
     feedback_iterations: int = Field(default=3, description="simple feedback loop limit")
+    llm_cache: Path | None = Field(
+        default=None,
+        description="SQLite file caching model answers by model, parameters and prompt "
+        "(`eval` uses <out>/llm-cache.sqlite unless --no-cache)",
+    )
     fact_check: bool = Field(
         default=True, description="one model correction of unsupported figures before the report"
     )

@@ -141,7 +141,8 @@ class NodeTrace(BaseModel):
     ended_at: datetime
     duration_ms: float
     models: list[str] = Field(default_factory=list)
-    calls: int = 0
+    calls: int = Field(default=0, description="model calls made")
+    cached_calls: int = Field(default=0, description="answers served by the LLM cache instead")
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0

@@ -15,6 +15,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
+from core.cache import is_cache_hit
+
 
 @dataclass(frozen=True)
 class ChatHandle:
@@ -44,14 +46,18 @@ class CallStats:
     """Usage of the model calls made while one node runs (collected through a context var)."""
 
     models: list[str] = field(default_factory=list)
-    calls: int = 0
+    calls: int = 0  # answered by a model
+    cached_calls: int = 0  # answered from the LLM cache (no model call)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     retries: int = 0
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def record(self, model: str, message: BaseMessage | None) -> None:
-        self.calls += 1
+        if is_cache_hit(message):
+            self.cached_calls += 1
+        else:
+            self.calls += 1
         if model not in self.models:
             self.models.append(model)
         usage = getattr(message, "usage_metadata", None) if message is not None else None

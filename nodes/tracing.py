@@ -45,6 +45,7 @@ def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
                 duration_ms=round((time.perf_counter() - t0) * 1000, 3),
                 models=stats.models,
                 calls=stats.calls,
+                cached_calls=stats.cached_calls,
                 prompt_tokens=stats.prompt_tokens,
                 completion_tokens=stats.completion_tokens,
                 retries=stats.retries,
