@@ -1,4 +1,5 @@
-"""`earnings-desk`: analyze a transcript, list pipelines, print a pipeline's graph, serve the API.
+"""`earnings-desk`: analyze a transcript, evaluate pipelines over a folder of calls, list
+pipelines, print a pipeline's graph, serve the API.
 
 Exit codes: 0 succeeded, 1 run failed, 2 bad input or settings, 3 report degraded (written, but
 a node's output could not be parsed; see the report's failures).
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from app.engine import Engine, RunOutcome, options_from
+from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
 from app.local_llm import LocalModelError
 from app.models import ConfigError
 from app.progress import Progress
@@ -237,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )
+    add_parser(sub)
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
     gr.add_argument("name", choices=list(PIPELINES))
     sv = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs)")
@@ -301,12 +304,17 @@ def main(argv: list[str] | None = None) -> int:
             err.print(f"[red]error:[/] {exc}", highlight=False)
             return EXIT_USAGE
     try:
+        if args.command == "eval":
+            return asyncio.run(run_eval_cli(args, settings, console))
         return asyncio.run(_analyze(args, settings, console))
-    except (UsageError, ConfigError, LocalModelError) as exc:
+    except (UsageError, EvalUsageError, ConfigError, LocalModelError) as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        err.print("interrupted")
+        err.print(
+            "interrupted"
+            + ("; run the same command again to resume" if args.command == "eval" else "")
+        )
         return 130
 
 

@@ -182,6 +182,17 @@ CANNED_TOOLS: dict[str, dict[str, Any]] = {
         "bear_follow_up": "Would a guidance cut change your view?",
     },
     "Verdict": {"winner": "Bull", "justification": "The Bull tied its case to the guidance raise."},
+    "FinDebateGrade": {
+        "readability": 3,
+        "linguistic_abstractness": 2,
+        "coherence": 3,
+        "key_point_coverage": 3,
+        "background_context": 2,
+        "management_sentiment": 3,
+        "future_outlook": 2,
+        "factual_accuracy": 3,
+    },
+    "Preference": {"winner": "A", "reason": "Canned preference from the fake model."},
     "ReportGrade": {
         "content_accuracy": 4,
         "analytical_depth": 3,

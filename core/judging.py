@@ -82,3 +82,45 @@ class Verdict(BaseModel):
     justification: str = Field(
         min_length=20, max_length=800, description="two to four sentences citing the debate"
     )
+
+
+# FinDebate's LLM-judge rubric (seed 000, Appendix E): textual quality and financial analysis
+# professionalism, eight dimensions, each 1 (poor) to 4 (excellent).
+FINDEBATE_DIMENSIONS: tuple[str, ...] = (
+    "readability",
+    "linguistic_abstractness",
+    "coherence",
+    "key_point_coverage",
+    "background_context",
+    "management_sentiment",
+    "future_outlook",
+    "factual_accuracy",
+)
+_FOUR: dict[str, Any] = {"enum": [1, 2, 3, 4]}
+Four = Annotated[int, Field(ge=1, le=4, json_schema_extra=_FOUR)]
+
+
+class FinDebateGrade(BaseModel):
+    """Grade one analyst report on FinDebate's eight dimensions, each 1 (poor) to 4 (excellent)."""
+
+    readability: Four = Field(description="easy to read for an investor")
+    linguistic_abstractness: Four = Field(description="synthesises in its own words, not copied")
+    coherence: Four = Field(description="logical flow from facts to conclusions")
+    key_point_coverage: Four = Field(description="the call's key financial points are covered")
+    background_context: Four = Field(description="enough context to understand the figures")
+    management_sentiment: Four = Field(description="conveys management's tone and confidence")
+    future_outlook: Four = Field(description="analyses guidance and what comes next")
+    factual_accuracy: Four = Field(description="every fact agrees with the call")
+
+    def scores(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in FINDEBATE_DIMENSIONS}
+
+    def mean(self) -> float:
+        return round(sum(self.scores().values()) / len(FINDEBATE_DIMENSIONS), 3)
+
+
+class Preference(BaseModel):
+    """Which of two reports on the same call better serves an investor."""
+
+    winner: Literal["A", "B", "tie"]
+    reason: str = Field(max_length=400, description="one or two sentences")

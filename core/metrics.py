@@ -24,6 +24,15 @@ def plain_text(markdown: str) -> str:
     return _MD_NOISE.sub(" ", "\n".join(lines))
 
 
+_HEADER_LINE = re.compile(r"^(# .*|_Pipeline `.*|> \*\*Model note:\*\*.*)$")
+
+
+def report_prose(report: Report) -> str:
+    """The report's Markdown without the title/pipeline/model-note lines every report starts
+    with (they are ours, not the model's)."""
+    return "\n".join(ln for ln in report.markdown.splitlines() if not _HEADER_LINE.match(ln))
+
+
 class Readability(BaseModel):
     fkgl: float = Field(description="Flesch-Kincaid grade level")
     coleman_liau: float
@@ -99,7 +108,7 @@ def coverage(report: str, gold_summary: str) -> Coverage:
     """Share of the distinct figures in the gold bullets that the report states too (value,
     unit and scale normalised, within rounding)."""
     gold = _distinct(extract_figures(gold_summary))
-    stated = extract_figures(report)
+    stated = extract_figures(report, skip_apparatus=True)
     missing = [g.text for g in gold if not any(same_figure(g, s) for s in stated)]
     covered = len(gold) - len(missing)
     return Coverage(

@@ -1,0 +1,163 @@
+"""`earnings-desk eval DIR`: the command line of the evaluation harness."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from app.engine import Engine
+from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.runner import EvalEvent, Evaluation
+from app.evaluation.summary import write_chart, write_tables
+from app.settings import Settings
+from graphs import PIPELINES
+
+JUDGE_ROLE = "grader"
+
+
+class EvalUsageError(ValueError):
+    """A bad flag value: printed, exit code 2."""
+
+
+def add_parser(sub: Any) -> None:
+    ev = sub.add_parser(
+        "eval",
+        help="run pipelines over a folder of calls; metrics, tables and a chart",
+        description="Runs every (call, pipeline) pair, scores each report, writes per-report "
+        "JSON, summary.csv/.md, per_report.csv and chart.png. Re-running the same command "
+        "resumes: saved reports are reused, and model answers come from the LLM cache.",
+    )
+    ev.add_argument("dir", help="folder in the ECTSum layout (ID.txt / ID.full.md, summaries)")
+    ev.add_argument(
+        "--pipelines", default="findebate,zero_shot,multi_agent", help="comma-separated"
+    )
+    ev.add_argument(
+        "--models",
+        help="comma-separated model specs: local, fake, openai:NAME (default: the settings')",
+    )
+    ev.add_argument("--judge", metavar="SPEC", help="judge model spec (no judge when omitted)")
+    ev.add_argument(
+        "--pairwise", metavar="X,Y", help="pipelines to duel (default: the first two, with --judge)"
+    )
+    ev.add_argument("--concurrency", type=int, default=1, help="runs at once per model (1)")
+    ev.add_argument("--out", default="reports/eval", help="output folder (reports/eval)")
+    ev.add_argument("--ids", help="comma-separated call ids to evaluate (default: all)")
+    ev.add_argument("--limit", type=int, help="evaluate the first N calls only")
+    ev.add_argument(
+        "--prefer", choices=["txt", "full"], default="txt", help="format when a call has both"
+    )
+    ev.add_argument("--no-cache", action="store_true", help="do not use the LLM response cache")
+    ev.add_argument(
+        "--cache", metavar="FILE", help="LLM cache file (default <EDESK_DATA_DIR>/llm-cache.sqlite)"
+    )
+
+
+def _csv(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
+
+
+def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tuple[Settings, str]:
+    """Settings for one model spec, and the label the tables use."""
+    update: dict[str, Any] = {"llm_cache": cache}
+    if spec is None:
+        label = base.provider if base.provider != "openai" else f"openai:{base.model}"
+    elif spec in ("local", "fake"):
+        update["provider"], label = spec, spec
+    elif spec.startswith("openai:") and spec.removeprefix("openai:"):
+        update["provider"], update["model"], label = "openai", spec.removeprefix("openai:"), spec
+    else:
+        raise EvalUsageError(f"model spec {spec!r}: use local, fake or openai:NAME")
+    return base.model_copy(update=update), label
+
+
+async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    pipelines = _csv(args.pipelines)
+    unknown = [p for p in pipelines if p not in PIPELINES]
+    if not pipelines or unknown:
+        raise EvalUsageError(
+            f"--pipelines: unknown {', '.join(unknown) or '(none given)'}; "
+            f"choose from {', '.join(PIPELINES)}"
+        )
+    if args.concurrency < 1:
+        raise EvalUsageError("--concurrency must be >= 1")
+    try:
+        items = load_dataset(Path(args.dir), prefer=args.prefer, ids=_csv(args.ids) or None)
+    except DatasetError as exc:
+        raise EvalUsageError(str(exc)) from None
+    if args.limit is not None:
+        if args.limit < 1:
+            raise EvalUsageError("--limit must be >= 1")
+        items = items[: args.limit]
+    pair: tuple[str, str] | None = None
+    if args.pairwise:
+        duel = _csv(args.pairwise)
+        if len(duel) != 2 or duel[0] == duel[1] or any(p not in pipelines for p in duel):
+            raise EvalUsageError("--pairwise takes two different pipelines from --pipelines")
+        pair = (duel[0], duel[1])
+    elif args.judge and len(pipelines) >= 2:
+        pair = (pipelines[0], pipelines[1])
+    cache = None if args.no_cache else Path(args.cache or settings.data_dir / "llm-cache.sqlite")
+    specs: list[str | None] = list(_csv(args.models)) or [None]
+    configs = [model_settings(settings, s, cache) for s in specs]
+    judge_cfg = model_settings(settings, args.judge, cache) if args.judge else None
+    out = Path(args.out)
+    console.print(
+        f"eval: {len(items)} call(s) x {len(pipelines)} pipeline(s) x {len(configs)} model(s) "
+        f"-> {out}; cache {'off' if cache is None else cache}",
+        highlight=False,
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("reports", total=len(items) * len(pipelines) * len(configs))
+
+        def on_event(event: EvalEvent) -> None:
+            if event.type == "report_started":
+                bar.update(task, description=f"{event.pipeline} on {event.id}")
+            elif event.type == "report_finished":
+                bar.advance(task)
+                if event.status not in ("succeeded", "degraded"):
+                    bar.console.print(
+                        f"[red]{event.status}[/]: {event.pipeline} on {event.id}: {event.detail}",
+                        highlight=False,
+                    )
+            elif event.type in ("judged", "pair_judged"):
+                bar.update(task, description=f"judge: {event.pipeline or ''} {event.id}")
+
+        evaluation = Evaluation(items, pipelines, out, on_event=on_event)
+        for cfg, label in configs:
+            async with Engine.open(cfg) as engine:
+                await evaluation.run_reports(engine, label, args.concurrency)
+        if judge_cfg is not None:
+            jsettings, _ = judge_cfg
+            async with Engine.open(jsettings) as jengine:
+                await evaluation.judge(
+                    jengine.models.chat(JUDGE_ROLE),
+                    retries=jsettings.parse_retries,
+                    excerpt_words=jsettings.evidence_budget(),
+                    pair=pair,
+                )
+    records = evaluation.records()
+    table = write_tables(out, records, evaluation.pairwise_results())
+    chart = write_chart(out, records)
+    console.print(table, highlight=False, markup=False)
+    t = evaluation.tally
+    console.print(
+        f"this run: {t.ran} report(s) run, {t.reused} reused from {out}, {t.failed} failed; "
+        f"{t.model_calls} model call(s), {t.cached_calls} answered from the cache"
+        + (f"; {t.judged} graded, {t.pairs} pair(s) judged" if judge_cfg else ""),
+        highlight=False,
+    )
+    console.print(
+        f"wrote {out / 'summary.md'}, {out / 'summary.csv'}, {out / 'per_report.csv'}, {chart}",
+        highlight=False,
+    )
+    return 1 if t.failed else 0

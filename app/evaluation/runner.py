@@ -1,0 +1,339 @@
+"""Run every (call, pipeline) pair of an evaluation on an engine, score each report, keep one
+JSON per report (which is also how an interrupted evaluation resumes), then judge and summarise.
+
+Layout of the output folder:
+  reports/<model>/<pipeline>/<id>.json   the report, its metrics, timing, status, judge grades
+  pairwise/<model>/<x>__vs__<y>/<id>.json
+  summary.csv, summary.md, per_report.csv, chart.png
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.engine import Engine
+from app.evaluation.dataset import EvalItem
+from app.evaluation.judge import JudgeScores, Pairwise, grade, pairwise
+from core.contract import Report
+from core.llm import CallStats, ChatHandle, current_stats
+from core.metrics import (
+    abstractiveness,
+    completeness,
+    coverage,
+    decision_accuracy,
+    readability,
+    report_prose,
+)
+from core.metrics import stance as stance_of
+from core.transcript import Transcript, TranscriptError, parse_transcript
+
+
+class Metrics(BaseModel):
+    """Every deterministic figure of one report."""
+
+    grounding: float | None = Field(description="share of the report's figures found in sources")
+    numbers: int
+    ungrounded: list[str]
+    coverage: float | None = Field(description="share of the gold bullets' figures stated")
+    coverage_missing: list[str] = Field(default_factory=list)
+    abstractiveness: float | None
+    fkgl: float | None
+    coleman_liau: float | None
+    ari: float | None
+    completeness: float
+    stance: str
+    decision: dict[str, Any] | None = None
+    prompt_tokens: int
+    completion_tokens: int
+    model_calls: int = Field(description="answers a model gave for this report")
+    cached_calls: int = Field(description="answers the LLM cache gave instead")
+    wall_s: float
+
+
+class Record(BaseModel):
+    id: str
+    pipeline: str
+    model: str
+    transcript_file: str
+    status: str
+    error: str | None = None
+    failed_node: str | None = None
+    wall_s: float
+    metrics: Metrics | None = None
+    judge: JudgeScores | None = None
+    report: Report | None = None
+
+
+def score(report: Report, transcript: Transcript, item: EvalItem, wall_s: float) -> Metrics:
+    numbers = report.evidence.numbers
+    grounded = sum(n.grounded for n in numbers)
+    prose = report_prose(report)
+    cov = coverage(prose, item.summary) if item.summary else None
+    read = readability(prose)
+    dec = decision_accuracy(report, item.labels) if item.labels else None
+    return Metrics(
+        grounding=round(grounded / len(numbers), 4) if numbers else None,
+        numbers=len(numbers),
+        ungrounded=[n.text for n in numbers if not n.grounded],
+        coverage=cov.share if cov else None,
+        coverage_missing=cov.missing if cov else [],
+        abstractiveness=abstractiveness(prose, transcript.text),
+        fkgl=read.fkgl if read else None,
+        coleman_liau=read.coleman_liau if read else None,
+        ari=read.ari if read else None,
+        completeness=completeness(report),
+        stance=stance_of(report),
+        decision=dec.model_dump() if dec else None,
+        prompt_tokens=report.tokens["prompt"],
+        completion_tokens=report.tokens["completion"],
+        model_calls=sum(t.calls for t in report.trace),
+        cached_calls=sum(t.cached_calls for t in report.trace),
+        wall_s=round(wall_s, 2),
+    )
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "model"
+
+
+EventKind = Literal["eval_started", "report_started", "report_finished", "judged", "pair_judged"]
+
+
+class EvalEvent(BaseModel):
+    type: EventKind
+    model: str
+    total: int = 0
+    done: int = 0
+    id: str | None = None
+    pipeline: str | None = None
+    status: str | None = None
+    reused: bool = False
+    detail: str | None = None
+
+
+Sink = Callable[[EvalEvent], Awaitable[None] | None]
+
+
+@dataclass
+class Tally:
+    """What this invocation did (as opposed to what the saved reports record)."""
+
+    ran: int = 0
+    reused: int = 0
+    failed: int = 0
+    model_calls: int = 0
+    cached_calls: int = 0
+    judged: int = 0
+    pairs: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Evaluation:
+    def __init__(
+        self, items: list[EvalItem], pipelines: list[str], out: Path, *, on_event: Sink | None
+    ) -> None:
+        self.items = items
+        self.pipelines = pipelines
+        self.out = out
+        self.on_event = on_event
+        self.tally = Tally()
+        self._transcripts: dict[str, Transcript] = {}
+
+    async def _emit(self, event: EvalEvent) -> None:
+        if self.on_event is not None:
+            res = self.on_event(event)
+            if asyncio.iscoroutine(res):
+                await res
+
+    def transcript(self, item: EvalItem) -> Transcript:
+        if item.id not in self._transcripts:
+            self._transcripts[item.id] = parse_transcript(item.path.read_text(encoding="utf-8"))
+        return self._transcripts[item.id]
+
+    def record_path(self, model: str, pipeline: str, cid: str) -> Path:
+        return self.out / "reports" / slug(model) / pipeline / f"{cid}.json"
+
+    def load(self, path: Path) -> Record | None:
+        if not path.is_file():
+            return None
+        try:
+            return Record.model_validate_json(path.read_text(encoding="utf-8"))
+        except ValueError:
+            return None  # a half-written file from an interrupted run: run that pair again
+
+    def save(self, path: Path, record: BaseModel) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        tmp.replace(path)  # atomic: a kill mid-write never leaves a truncated record
+
+    async def run_reports(self, engine: Engine, model: str, concurrency: int) -> None:
+        pairs = [(item, p) for item in self.items for p in self.pipelines]
+        total, done = len(pairs), 0
+        await self._emit(EvalEvent(type="eval_started", model=model, total=total))
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(item: EvalItem, pipeline: str) -> None:
+            nonlocal done
+            path = self.record_path(model, pipeline, item.id)
+            saved = self.load(path)
+            if saved is not None and saved.status != "failed":
+                self.tally.reused += 1
+                done += 1
+                await self._emit(
+                    EvalEvent(
+                        type="report_finished", model=model, total=total, done=done, id=item.id,
+                        pipeline=pipeline, status=saved.status, reused=True,
+                    )
+                )  # fmt: skip
+                return
+            async with gate:
+                await self._emit(
+                    EvalEvent(
+                        type="report_started", model=model, total=total, done=done, id=item.id,
+                        pipeline=pipeline,
+                    )
+                )  # fmt: skip
+                record = await self._run_one(engine, model, item, pipeline)
+            self.save(path, record)
+            done += 1
+            await self._emit(
+                EvalEvent(
+                    type="report_finished", model=model, total=total, done=done, id=item.id,
+                    pipeline=pipeline, status=record.status, detail=record.error,
+                )
+            )  # fmt: skip
+
+        await asyncio.gather(*(one(i, p) for i, p in pairs))
+
+    async def _run_one(self, engine: Engine, model: str, item: EvalItem, pipeline: str) -> Record:
+        base: dict[str, Any] = {
+            "id": item.id,
+            "pipeline": pipeline,
+            "model": model,
+            "transcript_file": item.path.name,
+        }
+        try:
+            transcript = self.transcript(item)
+        except (TranscriptError, UnicodeDecodeError, OSError) as exc:
+            self.tally.failed += 1
+            return Record(**base, status="failed", error=f"transcript: {exc}", wall_s=0.0)
+        t0 = time.perf_counter()
+        outcome = await engine.run(pipeline, transcript, item.call)
+        wall = time.perf_counter() - t0
+        self.tally.ran += 1
+        if outcome.report is None:
+            self.tally.failed += 1
+            self.tally.errors.append(f"{pipeline} on {item.id}: {outcome.error}")
+            return Record(
+                **base,
+                status=outcome.status,
+                error=outcome.error,
+                failed_node=outcome.failed_node,
+                wall_s=round(wall, 2),
+            )
+        metrics = score(outcome.report, transcript, item, wall)
+        self.tally.model_calls += metrics.model_calls
+        self.tally.cached_calls += metrics.cached_calls
+        return Record(
+            **base,
+            status=outcome.report.status,
+            wall_s=round(wall, 2),
+            metrics=metrics,
+            report=outcome.report,
+        )
+
+    def records(self) -> list[Record]:
+        out: list[Record] = []
+        for path in sorted((self.out / "reports").glob("*/*/*.json")):
+            rec = self.load(path)
+            if (
+                rec is not None
+                and rec.pipeline in self.pipelines
+                and any(i.id == rec.id for i in self.items)
+            ):
+                out.append(rec)
+        return out
+
+    async def judge(
+        self, handle: ChatHandle, *, retries: int, excerpt_words: int, pair: tuple[str, str] | None
+    ) -> None:
+        """Grade every saved report not yet graded by this judge; then the pairwise duel."""
+        recs = [r for r in self.records() if r.report is not None]
+        todo = [r for r in recs if r.judge is None or r.judge.judge != handle.name]
+        for n, rec in enumerate(todo, 1):
+            assert rec.report is not None
+            item = next(i for i in self.items if i.id == rec.id)
+            excerpt = self.transcript(item).excerpt(excerpt_words)
+            with self._counted():
+                scores = await grade(handle, rec.report.markdown, excerpt, retries=retries)
+            self.tally.judged += 1
+            rec.judge = scores
+            self.save(self.record_path(rec.model, rec.pipeline, rec.id), rec)
+            missing = [k for k in ("findebate", "weighted") if getattr(scores, k) is None]
+            detail = f"missing: {', '.join(missing)}" if missing else None
+            await self._emit(
+                EvalEvent(
+                    type="judged", model=rec.model, total=len(todo), done=n, id=rec.id,
+                    pipeline=rec.pipeline, detail=detail,
+                )
+            )  # fmt: skip
+        if pair is None:
+            return
+        x, y = pair
+        by = {(r.model, r.pipeline, r.id): r for r in recs}
+        models = sorted({r.model for r in recs})
+        for model in models:
+            for item in self.items:
+                rx, ry = by.get((model, x, item.id)), by.get((model, y, item.id))
+                if rx is None or ry is None or rx.report is None or ry.report is None:
+                    continue
+                path = self.out / "pairwise" / slug(model) / f"{x}__vs__{y}" / f"{item.id}.json"
+                if path.is_file():
+                    saved = Pairwise.model_validate_json(path.read_text(encoding="utf-8"))
+                    if saved.judge == handle.name:
+                        continue
+                excerpt = self.transcript(item).excerpt(excerpt_words)
+                with self._counted():
+                    res = await pairwise(
+                        handle, (x, rx.report.markdown), (y, ry.report.markdown), excerpt,
+                        retries=retries,
+                    )  # fmt: skip
+                self.save(path, res)
+                self.tally.pairs += 1
+                await self._emit(
+                    EvalEvent(type="pair_judged", model=model, id=item.id, detail=f"{x} vs {y}")
+                )
+
+    @contextmanager
+    def _counted(self) -> Iterator[None]:
+        """Count the judge's model calls (and cache hits) into this invocation's tally."""
+        stats = CallStats()
+        token = current_stats.set(stats)
+        try:
+            yield
+        finally:
+            current_stats.reset(token)
+            self.tally.model_calls += stats.calls
+            self.tally.cached_calls += stats.cached_calls
+
+    def pairwise_results(self) -> list[tuple[str, Pairwise]]:
+        out: list[tuple[str, Pairwise]] = []
+        for path in sorted((self.out / "pairwise").glob("*/*/*.json")):
+            out.append((path.parent.parent.name, Pairwise.model_validate_json(path.read_text())))
+        return out
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
