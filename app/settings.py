@@ -181,6 +181,11 @@ class Settings(BaseSettings):
         default=None, description="comma-separated bearer keys; unset = no auth"
     )
     cors_origins: str = Field(default="", description="comma-separated allowed CORS origins")
+    eval_dirs: str = Field(
+        default="",
+        description="comma-separated folders POST /v1/evals may read by `dir` (unset: none; "
+        "inline `calls` always work)",
+    )
     sse_heartbeat: float = 15.0
     fake_latency: float = Field(default=0.0, description="seconds per call for provider=fake")
 
@@ -302,6 +307,9 @@ class Settings(BaseSettings):
         if self.transcript_words is not None:
             return self.transcript_words
         return 1800 if self.provider == "local" else 60_000
+
+    def eval_dir_list(self) -> list[Path]:
+        return [Path(d.strip()).resolve() for d in self.eval_dirs.split(",") if d.strip()]
 
     def api_key_list(self) -> list[str]:
         return [k.strip() for k in (self.api_keys or "").split(",") if k.strip()]

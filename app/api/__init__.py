@@ -15,11 +15,13 @@ from fastapi.openapi.utils import get_openapi
 from langchain_core.embeddings import Embeddings
 
 from app.api import errors
+from app.api.routes_evals import router as evals_router
 from app.api.routes_meta import pipeline_info
 from app.api.routes_meta import router as meta_router
 from app.api.routes_runs import router as runs_router
 from app.api.schemas import RunCreate
 from app.engine import Engine
+from app.evaluation.service import EvalManager
 from app.runs import RunManager
 from app.settings import Settings
 from app.store import RunStore
@@ -47,11 +49,13 @@ def create_app(
             store = await RunStore.open(cfg.runs_path)
             manager = RunManager(engine, store, cfg)
             app.state.manager = manager
+            app.state.evals = EvalManager(engine, cfg.data_dir / "evals")
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()
             try:
                 yield
             finally:
+                await app.state.evals.shutdown()
                 await manager.shutdown()
                 await store.close()
 
@@ -91,6 +95,7 @@ def create_app(
 
     app.include_router(runs_router)
     app.include_router(meta_router)
+    app.include_router(evals_router)
     _document_run_body(app)
     return app
 

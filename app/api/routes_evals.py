@@ -1,0 +1,181 @@
+"""/v1/evals: start an evaluation (the `earnings-desk eval` job) and follow it over SSE."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from sse_starlette.sse import EventSourceResponse
+
+from app.api.deps import OwnerDep, SettingsDep
+from app.api.errors import ApiError
+from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.service import EvalJob, EvalManager
+from graphs import PIPELINES
+
+router = APIRouter(prefix="/v1/evals", tags=["evals"])
+
+
+class EvalCallIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    transcript: str = Field(min_length=1, max_length=1_000_000)
+    summary: str | None = Field(default=None, description="gold bullets, one per line")
+    labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
+        default=None, description="price direction per horizon: 1 up, -1 down"
+    )
+
+
+class EvalCreate(BaseModel):
+    """Either `dir` (a server folder in the ECTSum layout, under EDESK_EVAL_DIRS) or `calls`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dir: str | None = None
+    calls: list[EvalCallIn] | None = Field(default=None, min_length=1, max_length=50)
+    pipelines: list[str] = Field(
+        default=["findebate", "zero_shot", "multi_agent"], min_length=1, max_length=7
+    )
+    ids: list[str] | None = None
+    limit: int | None = Field(default=None, ge=1)
+    prefer: Literal["txt", "full"] = "txt"
+    judge: bool = Field(default=False, description="grade with the server's model (role grader)")
+    pairwise: list[str] | None = Field(default=None, min_length=2, max_length=2)
+    concurrency: int = Field(default=1, ge=1, le=8)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EvalCreate:
+        if (self.dir is None) == (self.calls is None):
+            raise ValueError("give exactly one of dir or calls")
+        unknown = [p for p in self.pipelines if p not in PIPELINES]
+        if unknown:
+            raise ValueError(
+                f"unknown pipeline(s) {', '.join(unknown)}; choose from {', '.join(PIPELINES)}"
+            )
+        if len(set(self.pipelines)) != len(self.pipelines):
+            raise ValueError("pipelines must not repeat")
+        if self.pairwise and (
+            self.pairwise[0] == self.pairwise[1] or not set(self.pairwise) <= set(self.pipelines)
+        ):
+            raise ValueError("pairwise takes two different pipelines from pipelines")
+        if self.calls and len({c.id for c in self.calls}) != len(self.calls):
+            raise ValueError("calls must have distinct ids")
+        return self
+
+
+class EvalSummary(BaseModel):
+    id: str
+    status: str
+    created_at: datetime
+    done: int
+    total: int
+    error: str | None = None
+    out_dir: str
+    table: str | None = Field(default=None, description="the summary table, Markdown")
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    tally: dict[str, Any] = Field(default_factory=dict)
+    links: dict[str, str] = Field(default_factory=dict)
+
+
+def get_evals(request: Request) -> EvalManager:
+    manager: EvalManager = request.app.state.evals
+    return manager
+
+
+EvalsDep = Annotated[EvalManager, Depends(get_evals)]
+
+
+def _summary(job: EvalJob) -> EvalSummary:
+    return EvalSummary(
+        id=job.id, status=job.status, created_at=job.created_at, done=job.done, total=job.total,
+        error=job.error, out_dir=str(job.out), table=job.table, rows=job.rows, tally=job.tally,
+        links={"self": f"/v1/evals/{job.id}", "events": f"/v1/evals/{job.id}/events"},
+    )  # fmt: skip
+
+
+def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path:
+    if body.calls is not None:
+        folder = evals.root / "inputs" / uuid.uuid4().hex
+        folder.mkdir(parents=True)
+        for c in body.calls:
+            (folder / f"{c.id}.txt").write_text(c.transcript, encoding="utf-8")
+            if c.summary:
+                (folder / f"{c.id}.summary.txt").write_text(c.summary, encoding="utf-8")
+        labelled = [{"id": c.id, "stock_labels": c.labels} for c in body.calls if c.labels]
+        if labelled:
+            import json
+
+            (folder / "manifest.json").write_text(json.dumps({"items": labelled}))
+        return folder
+    assert body.dir is not None
+    allowed = settings.eval_dir_list()
+    folder = Path(body.dir).resolve()
+    if not any(folder.is_relative_to(root) for root in allowed):
+        raise ApiError(
+            403,
+            f"dir {body.dir!r} is not under a folder this server allows "
+            "(EDESK_EVAL_DIRS); send the calls inline instead",
+        )
+    return folder
+
+
+@router.post("", status_code=202, response_model=EvalSummary)
+async def create_eval(
+    body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
+) -> EvalSummary:
+    """Start an evaluation; follow it at `links.events`, read the table at `links.self`."""
+    folder = _folder(body, settings, evals)
+    try:
+        items = load_dataset(folder, prefer=body.prefer, ids=body.ids)
+    except DatasetError as exc:
+        raise ApiError(422, str(exc)) from None
+    if body.limit:
+        items = items[: body.limit]
+    pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
+    if body.judge and pair is None and len(body.pipelines) >= 2:
+        pair = (body.pipelines[0], body.pipelines[1])
+    job = evals.start(
+        owner=owner, pipelines=list(body.pipelines), items=items, judge=body.judge, pair=pair,
+        concurrency=body.concurrency,
+    )  # fmt: skip
+    return _summary(job)
+
+
+async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalJob:
+    job = evals.jobs.get(eval_id)
+    if job is None or (owner is not None and job.owner != owner):
+        raise ApiError(404, f"eval {eval_id} not found")
+    return job
+
+
+EvalDep = Annotated[EvalJob, Depends(owned_eval)]
+
+
+@router.get("/{eval_id}", response_model=EvalSummary)
+async def get_eval(job: EvalDep) -> EvalSummary:
+    return _summary(job)
+
+
+@router.get("/{eval_id}/events", response_class=EventSourceResponse)
+async def eval_events(
+    job: EvalDep,
+    evals: EvalsDep,
+    settings: SettingsDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[str | None, Query(description="same as Last-Event-ID")] = None,
+) -> EventSourceResponse:
+    """eval_queued, eval_started, report_started, report_finished, judged, pair_judged, then
+    eval_finished; replayed after Last-Event-ID."""
+    raw = last_event_id or after or "0"
+    if not raw.isdigit():
+        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
+    return EventSourceResponse(
+        evals.stream(job, int(raw)),
+        ping=settings.sse_heartbeat,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,94 @@
+"""POST /v1/evals + SSE progress: inline calls or an allowed server folder; bad input refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.app.api_helpers import api, read_sse
+from tests.app.test_eval import GOLD, make_dataset
+
+
+def test_inline_eval_streams_progress_and_returns_the_table(
+    tmp_path: Path, sample_text: str
+) -> None:
+    body = {
+        "calls": [
+            {"id": "NW1", "transcript": sample_text, "summary": GOLD,
+             "labels": {"day": 1, "week": -1, "month": 1}},
+            {"id": "NW2", "transcript": sample_text.replace("Northwind", "Southwind")},
+        ],
+        "pipelines": ["zero_shot", "standard_rag"],
+        "judge": True,
+    }  # fmt: skip
+    with api(tmp_path) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 202, resp.text
+        created = resp.json()
+        assert created["total"] == 4 and created["links"]["events"].endswith("/events")
+        events = read_sse(client, "GET", created["links"]["events"])
+        kinds = [e["event"] for e in events]
+        assert kinds[0] == "eval_queued" and kinds[-1] == "eval_finished"
+        assert kinds.count("report_finished") == 4 and kinds.count("judged") == 4
+        assert kinds.count("pair_judged") == 2
+        assert [int(e["id"]) for e in events] == list(range(1, len(events) + 1))
+        assert events[-1]["data"]["status"] == "succeeded"
+        # replay after an id: only what came later
+        tail = read_sse(client, "GET", created["links"]["events"], headers={"Last-Event-ID": "3"})
+        assert [e["id"] for e in tail] == [e["id"] for e in events[3:]]
+        done = client.get(created["links"]["self"]).json()
+    assert done["status"] == "succeeded" and done["done"] == 4
+    assert "| fake | zero_shot | 2 | 2 |" in done["table"]
+    rows = {r["pipeline"]: r for r in done["rows"]}
+    assert rows["zero_shot"]["decision"] == "2/1/0" and rows["zero_shot"]["judge_overall"] == 3.6
+    out = Path(done["out_dir"])
+    assert (out / "chart.png").is_file() and (out / "summary.csv").is_file()
+
+
+def test_server_folder_only_when_allowed(tmp_path: Path, sample_text: str) -> None:
+    root = make_dataset(tmp_path / "ds", sample_text)
+    body = {"dir": str(root), "pipelines": ["zero_shot"], "limit": 1}
+    with api(tmp_path) as client:
+        refused = client.post("/v1/evals", json=body)
+        assert refused.status_code == 403 and "EDESK_EVAL_DIRS" in refused.json()["detail"]
+    with api(tmp_path, eval_dirs=str(tmp_path)) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 202 and resp.json()["total"] == 1
+        events = read_sse(client, "GET", resp.json()["links"]["events"])
+        assert events[-1]["data"]["status"] == "succeeded"
+        missing = client.post("/v1/evals", json={**body, "dir": str(tmp_path / "nope")})
+        assert missing.status_code == 422 and "not a folder" in missing.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ({"pipelines": ["zero_shot"]}, "exactly one of dir or calls"),
+        ({"calls": [], "pipelines": ["zero_shot"]}, "at least 1"),
+        ({"calls": [{"id": "a", "transcript": "x"}], "pipelines": ["nope"]}, "unknown pipeline"),
+        ({"calls": [{"id": "../x", "transcript": "x"}]}, "pattern"),
+        ({"calls": [{"id": "a", "transcript": "x"}], "pairwise": ["zero_shot", "zero_shot"],
+          "pipelines": ["zero_shot"]}, "pairwise takes two"),
+        ({"calls": [{"id": "a", "transcript": "x"}], "concurrency": 0}, "greater than or equal"),
+        ({"calls": [{"id": "a", "transcript": "x", "labels": {"day": 2}}]}, "labels"),
+    ],
+)  # fmt: skip
+def test_bad_eval_requests_are_422(tmp_path: Path, body: dict[str, Any], needle: str) -> None:
+    with api(tmp_path) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 422, resp.text
+        assert needle in resp.text
+        assert client.get("/v1/evals/nope").status_code == 404
+
+
+def test_evals_are_scoped_to_the_api_key(tmp_path: Path, sample_text: str) -> None:
+    body = {"calls": [{"id": "a", "transcript": sample_text}], "pipelines": ["zero_shot"]}
+    with api(tmp_path, api_keys="k1,k2") as client:
+        assert client.post("/v1/evals", json=body).status_code == 401
+        mine = client.post("/v1/evals", json=body, headers={"Authorization": "Bearer k1"})
+        assert mine.status_code == 202
+        url = mine.json()["links"]["self"]
+        assert client.get(url, headers={"Authorization": "Bearer k2"}).status_code == 404
+        assert client.get(url, headers={"Authorization": "Bearer k1"}).status_code == 200

@@ -1,0 +1,215 @@
+"""The evaluation harness: dataset layout, judge parsing (valid, invalid, partial), pairwise with
+the order swapped, resume after an interruption, and the CLI end to end (second run: zero model
+calls, same table)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from app.cli import main
+from app.engine import Engine
+from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.judge import grade, pairwise
+from app.evaluation.runner import EvalEvent, Evaluation
+from app.settings import Settings
+from core.fake_llm import CANNED_TOOLS, FakeModels, Script, canned
+
+GOLD = "q2 revenue $612 million.\nadjusted eps $1.12.\nbacklog $1.9 billion."
+
+
+def make_dataset(root: Path, sample: str, n: int = 2) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    ids = [f"NW{i}_q2_2026" for i in range(n)]
+    for cid in ids:
+        (root / f"{cid}.txt").write_text(sample.replace("Northwind", f"Northwind{cid[2]}"))
+        (root / f"{cid}.summary.txt").write_text(GOLD)
+    (root / f"{ids[0]}.full.md").write_text(sample)
+    manifest = {
+        "items": [
+            {"id": ids[0], "ticker": "NWL", "company": "Northwind", "fiscal_period": "Q2 2026",
+             "stock_labels": {"day": 1, "week": -1, "month": 1}},
+        ]
+    }  # fmt: skip
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+def test_dataset_layout(tmp_path: Path, sample_text: str) -> None:
+    root = make_dataset(tmp_path / "ds", sample_text)
+    items = load_dataset(root)
+    assert [i.id for i in items] == ["NW0_q2_2026", "NW1_q2_2026"]
+    assert items[0].path.name == "NW0_q2_2026.txt" and items[0].summary == GOLD
+    assert items[0].labels == {"day": 1, "week": -1, "month": 1} and items[1].labels is None
+    assert items[0].call.ticker == "NWL" and items[1].call.ticker is None
+    assert load_dataset(root, prefer="full")[0].path.name == "NW0_q2_2026.full.md"
+    with pytest.raises(DatasetError, match="no transcript for id"):
+        load_dataset(root, ids=["NOPE"])
+    with pytest.raises(DatasetError, match="no ID.txt"):
+        load_dataset(tmp_path)
+
+
+def handle(*responses: Any) -> Any:
+    return FakeModels({"grader": Script.of(*responses)}).chat("grader")
+
+
+async def test_judge_valid_grades() -> None:
+    h = handle(CANNED_TOOLS["FinDebateGrade"], CANNED_TOOLS["ReportGrade"])
+    scores = await grade(h, "report", "call", retries=0)
+    assert scores.findebate is not None and scores.findebate["readability"] == 3
+    assert scores.findebate_mean == 2.625  # (3+2+3+3+2+3+2+3) / 8
+    assert scores.overall == 3.6  # .25*4 + .2*3 + .2*4 + .15*4 + .2*3
+    assert scores.findebate_error is None and scores.weighted_error is None
+
+
+async def test_judge_invalid_is_missing_never_a_middle_score() -> None:
+    out_of_range = {**CANNED_TOOLS["FinDebateGrade"], "coherence": 5}  # 1-4 scale
+    h = handle(out_of_range, "no tool call at all")
+    scores = await grade(h, "report", "call", retries=0)
+    assert scores.findebate is None and scores.findebate_mean is None
+    assert scores.overall is None and scores.weighted is None
+    assert "coherence" in (scores.findebate_error or "")
+    assert "no call" in (scores.weighted_error or "")
+
+
+async def test_judge_partial_and_retry() -> None:
+    missing_field = {k: v for k, v in CANNED_TOOLS["ReportGrade"].items() if k != "comment"}
+    h = handle(CANNED_TOOLS["FinDebateGrade"], missing_field, missing_field)
+    scores = await grade(h, "report", "call", retries=1)
+    assert scores.findebate_mean == 2.625 and scores.overall is None  # partial: one rubric
+    assert "comment" in (scores.weighted_error or "")
+    h2 = handle(CANNED_TOOLS["FinDebateGrade"], missing_field, CANNED_TOOLS["ReportGrade"])
+    assert (await grade(h2, "report", "call", retries=1)).overall == 3.6  # fixed on retry
+
+
+async def test_pairwise_swaps_the_order_and_counts_both() -> None:
+    pick = {"winner": "A", "reason": "first is better"}
+    script = Script.of(pick, pick)  # a judge with position bias: always the first shown
+    res = await pairwise(
+        FakeModels({"g": script}).chat("g"), ("findebate", "FD-REPORT"), ("zero_shot", "ZS"),
+        "call", retries=0,
+    )  # fmt: skip
+    first, second = (c.text for c in script.calls)
+    assert first.index("FD-REPORT") < first.index("ZS") and second.index("ZS") < second.index(
+        "FD-REPORT"
+    )
+    assert [(v.order, v.winner) for v in res.verdicts] == [("x_first", "x"), ("y_first", "y")]
+    assert res.consistent is False
+    steady = Script.of(pick, {"winner": "B", "reason": "second is better"})
+    res2 = await pairwise(
+        FakeModels({"g": steady}).chat("g"), ("a", "A-REP"), ("b", "B-REP"), "call", retries=0
+    )
+    assert [v.winner for v in res2.verdicts] == ["x", "x"] and res2.consistent is True
+    broken = Script.of(pick, "not a tool call")
+    res3 = await pairwise(
+        FakeModels({"g": broken}).chat("g"), ("a", "A"), ("b", "B"), "call", retries=0
+    )
+    assert res3.verdicts[1].winner is None and res3.verdicts[1].error
+    assert res3.consistent is None
+
+
+async def test_resume_after_interruption(tmp_path: Path, sample_text: str) -> None:
+    items = load_dataset(make_dataset(tmp_path / "ds", sample_text, n=3))
+    settings = Settings(data_dir=tmp_path / "data", provider="fake")
+    models = FakeModels(default=Script.of(default=canned))
+    out = tmp_path / "out"
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(event: EvalEvent) -> None:
+        if event.type == "report_finished" and event.done == 2:
+            raise Stop
+
+    async with Engine.open(
+        settings, models=models, embeddings=DeterministicFakeEmbedding(size=32)
+    ) as engine:
+        first = Evaluation(items, ["zero_shot"], out, on_event=stop_after_two)
+        with pytest.raises(Stop):
+            await first.run_reports(engine, "fake", concurrency=1)
+        assert len(list((out / "reports").rglob("*.json"))) == 2
+        (out / "reports" / "fake" / "zero_shot" / "stray.tmp").write_text("{half")
+        calls = len(models.default.calls)  # type: ignore[union-attr]
+        again = Evaluation(items, ["zero_shot"], out, on_event=None)
+        await again.run_reports(engine, "fake", concurrency=1)
+    assert (again.tally.reused, again.tally.ran) == (2, 1)
+    assert len(models.default.calls) > calls  # type: ignore[union-attr]
+    recs = again.records()
+    assert len(recs) == 3 and all(r.status == "succeeded" for r in recs)
+    labelled = next(r for r in recs if r.id == "NW0_q2_2026")
+    assert labelled.metrics is not None and labelled.metrics.decision is not None
+    assert labelled.metrics.decision["per_horizon"] == {"1d": "hit", "1w": "miss", "1m": "hit"}
+
+
+def test_cli_eval_end_to_end_then_zero_calls(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    root = make_dataset(tmp_path / "ds", sample_text)
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "out"
+    argv = ["eval", str(root), "--pipelines", "findebate,zero_shot", "--out", str(out)]
+    assert main([*argv, "--judge", "fake"]) == 0
+    first = capsys.readouterr().out
+    for name in ("summary.md", "summary.csv", "per_report.csv", "chart.png"):
+        assert (out / name).stat().st_size > 0
+    assert (out / "chart.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(list((out / "reports" / "fake").rglob("*.json"))) == 4
+    assert len(list((out / "pairwise").rglob("*.json"))) == 2
+    table = (out / "summary.md").read_text()
+    assert (
+        "| fake | findebate | 2 | 2 |" in table and "| fake | findebate | zero_shot | 4 |" in table
+    )
+    per = (out / "per_report.csv").read_text().splitlines()
+    assert len(per) == 5 and per[0].startswith("model,pipeline,id,transcript_file,status,grounding")
+    rec = json.loads((out / "reports/fake/findebate/NW0_q2_2026.json").read_text())
+    assert rec["metrics"]["coverage"] is not None and rec["metrics"]["grounding"] is not None
+    assert rec["judge"]["overall"] == 3.6 and rec["report"]["evidence"]["fact_check"]
+    assert "model call(s)" in first and " 0 model call(s)" not in first
+
+    # the same command again: everything reused, zero model calls, the same table
+    assert main([*argv, "--judge", "fake"]) == 0
+    second = capsys.readouterr().out
+    assert "0 report(s) run, 4 reused" in second and "; 0 model call(s), 0 answered" in second
+    assert (out / "summary.md").read_text() == table
+
+    # a fresh output folder: every answer from the LLM cache, the same metrics
+    out2 = tmp_path / "out2"
+    assert main(["eval", str(root), "--pipelines", "findebate,zero_shot", "--out", str(out2)]) == 0
+    third = capsys.readouterr().out
+    assert "4 report(s) run" in third and "; 0 model call(s)" in third
+    per2 = (out2 / "per_report.csv").read_text().splitlines()
+    strip = lambda rows: [r.split(",")[:14] for r in rows]  # noqa: E731  (metric columns)
+    assert strip(per2) == strip(per)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--pipelines", "nope"], "--pipelines: unknown nope"),
+        (["--concurrency", "0"], "--concurrency must be >= 1"),
+        (["--models", "gpt"], "model spec 'gpt'"),
+        (["--pairwise", "findebate,findebate"], "--pairwise takes two different"),
+        (["--ids", "NOPE"], "no transcript for id(s) NOPE"),
+    ],
+)
+def test_cli_eval_bad_input(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any,
+    extra: list[str], message: str,
+) -> None:  # fmt: skip
+    root = make_dataset(tmp_path / "ds", sample_text)
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    assert main(["eval", str(root), "--out", str(tmp_path / "o"), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_eval_missing_folder(tmp_path: Path, capsys: Any) -> None:
+    assert main(["eval", str(tmp_path / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err
