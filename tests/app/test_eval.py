@@ -184,8 +184,11 @@ def test_cli_eval_end_to_end_then_zero_calls(
     third = capsys.readouterr().out
     assert "4 report(s) run" in third and "; 0 model call(s)" in third
     per2 = (out2 / "per_report.csv").read_text().splitlines()
-    strip = lambda rows: [r.split(",")[:14] for r in rows]  # noqa: E731  (metric columns)
-    assert strip(per2) == strip(per)
+
+    def metric_columns(rows: list[str]) -> list[list[str]]:
+        return [r.split(",")[:14] for r in rows]
+
+    assert metric_columns(per2) == metric_columns(per)
 
 
 @pytest.mark.parametrize(
