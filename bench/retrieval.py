@@ -127,7 +127,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             index = TranscriptIndex.on_disk(Path(tmp), emb, emb_name)
             for scheme, chunker in chunkers.items():
-                for cid, transcript, gold in calls:
+                for _cid, transcript, gold in calls:
                     chunks = chunker(transcript)
                     t0 = time.perf_counter()
                     ingest = index.ingest(transcript.sha256, chunks, scheme)
