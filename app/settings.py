@@ -9,6 +9,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from core.context import ENSEMBLE_MEMBERS, RunOptions, WriterVariant
+from core.rag import Retriever
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -205,6 +206,9 @@ class Settings(BaseSettings):
         default=None,
         description="SQLite file caching model answers by model, parameters and prompt "
         "(`eval` uses <out>/llm-cache.sqlite unless --no-cache)",
+    )
+    retriever: Retriever = Field(
+        default="hybrid", description="hybrid (dense + BM25, fused by rank), dense or bm25"
     )
     fact_check: bool = Field(
         default=True, description="one model correction of unsupported figures before the report"

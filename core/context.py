@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from core.llm import ModelSource
-from core.rag import TranscriptIndex
+from core.rag import Retriever, TranscriptIndex
 
 WriterVariant = Literal[
     "simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback", "ensemble"
@@ -32,6 +32,7 @@ class RunOptions:
     ensemble_variants: tuple[str, ...] = ENSEMBLE_MEMBERS
     feedback_iterations: int = 3
     fact_check: bool = True
+    retriever: Retriever = "hybrid"
 
     def __post_init__(self) -> None:
         if self.parse_retries < 0:
@@ -53,6 +54,10 @@ class RunOptions:
             raise ValueError(
                 f"writer_variant {self.writer_variant!r} is not one of "
                 f"{', '.join(get_args(WriterVariant))}"
+            )
+        if self.retriever not in get_args(Retriever):
+            raise ValueError(
+                f"retriever {self.retriever!r} is not one of {', '.join(get_args(Retriever))}"
             )
         unknown = [v for v in self.ensemble_variants if v not in ENSEMBLE_MEMBERS]
         if unknown or len(set(self.ensemble_variants)) < 2:

@@ -22,10 +22,11 @@ def build_zero_shot() -> PipelineGraph:
 
 
 def build_standard_rag() -> PipelineGraph:
-    """Fixed-size chunks, one generic query set, one writer over the retrieved passages."""
+    """Fixed-size chunks, one generic query set, embeddings only (the paper's standard RAG),
+    one writer over the retrieved passages."""
     graph = new_graph()
     graph.add_node("ingest", make_ingest("fixed"))
-    graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}))
+    graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}, "dense"))
     graph.add_node("synthesize", make_writer("evidence"))
     add_report(graph)
     graph.add_edge(START, "ingest")

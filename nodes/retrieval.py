@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from core.chunking import fixed_chunks, recursive_chunks
 from core.context import RunContext
-from core.rag import to_passage
+from core.rag import Retriever, to_passage
 from core.state import PipelineState
 from nodes.tracing import NodeFn, traced
 
@@ -41,8 +41,11 @@ def make_ingest(chunking: Chunking) -> NodeFn[PipelineState]:
     return ingest
 
 
-def make_retrieve(dimensions: Mapping[str, Sequence[str]]) -> NodeFn[PipelineState]:
-    """Run each dimension's queries against this transcript's collection only."""
+def make_retrieve(
+    dimensions: Mapping[str, Sequence[str]], retriever: Retriever | None = None
+) -> NodeFn[PipelineState]:
+    """Run each dimension's queries against this transcript's collection only, with the given
+    retriever (a baseline pins its own) or the run's `retriever` option."""
 
     @traced("retrieve")
     async def retrieve(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -53,6 +56,7 @@ def make_retrieve(dimensions: Mapping[str, Sequence[str]]) -> NodeFn[PipelineSta
             dimensions,
             k=opts.retrieval_k,
             per_dim=opts.evidence_per_dimension,
+            retriever=retriever or opts.retriever,
         )
         return {"evidence": {dim: [to_passage(h) for h in hs] for dim, hs in hits.items()}}
 

@@ -11,6 +11,7 @@ from app.store import RunRecord, RunState
 from core.context import WriterVariant
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
+from core.rag import Retriever
 from graphs import PIPELINES
 
 EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
@@ -41,6 +42,9 @@ class RunOptionsIn(BaseModel):
         description="writer_feedback ensemble: the variants to run and grade",
     )
     feedback_iterations: int | None = Field(default=None, ge=1, le=5)
+    retriever: Retriever | None = Field(
+        default=None, description="findebate's evidence search: hybrid, dense or bm25"
+    )
     fact_check: bool | None = Field(
         default=None,
         description="false: no model correction of unsupported figures (they are still flagged)",

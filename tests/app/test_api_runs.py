@@ -297,6 +297,8 @@ def test_writer_feedback_options_validated(tmp_path: Path) -> None:
         {"ensemble_variants": ["simple_writer", "simple_writer"]},
         {"ensemble_variants": ["simple_writer", "ensemble"]},
         {"feedback_iterations": 0},
+        {"retriever": "magic"},
+        {"fact_check": "maybe"},
     ]
     with api(tmp_path) as client:
         for options in bad:
@@ -306,3 +308,15 @@ def test_writer_feedback_options_validated(tmp_path: Path) -> None:
             field = next(iter(options))
             assert any(field in d["loc"] for d in resp.json()["detail"]), resp.json()
         assert client.get("/v1/runs").json()["total"] == 0  # nothing was accepted
+
+
+def test_fact_check_and_retriever_options_reach_the_run(tmp_path: Path) -> None:
+    body = {
+        "transcript": TEXT, "pipeline": "zero_shot",
+        "options": {"fact_check": False, "retriever": "bm25"},
+    }  # fmt: skip
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json=body).json()["id"]
+        run = wait_status(client, run_id, {"succeeded", "degraded", "failed"})
+    fc = run["report"]["evidence"]["fact_check"]
+    assert fc["enabled"] is False and fc["correction_attempted"] is False

@@ -81,3 +81,30 @@ def test_take_words_and_interleave(tmp_path: Path, sample_text: str) -> None:
     picked = take_words(merged, 60)
     assert sum(len(p.text.split()) for p in picked) <= 60 or len(picked) == 1
     assert [p.start for p in picked] == sorted(p.start for p in picked)
+
+
+def test_bm25_finds_the_passage_stating_a_figure(tmp_path: Path, sample_text: str) -> None:
+    """Random (fake) embeddings cannot find "$14 million"; BM25 does, and hybrid keeps it."""
+    transcript = parse_transcript(sample_text)
+    chunks = recursive_chunks(transcript, max_words=40)
+    index = TranscriptIndex.on_disk(tmp_path, DeterministicFakeEmbedding(size=16), "fake")
+    name = index.ingest(transcript.sha256, chunks, "rec40").collection
+    dims = {"savings": ("save about $14 million a year from 2027",)}
+    target = next(c.id for c in chunks if "$14 million" in c.text)
+    bm25 = index.search(name, dims, k=3, per_dim=3, retriever="bm25")["savings"]
+    assert bm25[0].chunk.id == target and bm25[0].score > 0
+    hybrid = index.search(name, dims, k=3, per_dim=3, retriever="hybrid")["savings"]
+    assert target in [h.chunk.id for h in hybrid]
+    assert all(0 < h.score <= 2 / 61 for h in hybrid)  # fused reciprocal ranks
+    dense = index.search(name, dims, k=3, per_dim=3, retriever="dense")["savings"]
+    assert len(dense) == 3 and all(-1 <= h.score <= 1 for h in dense)
+
+
+def test_rrf_rewards_agreement() -> None:
+    from core.contract import Chunk
+    from core.rag import rrf
+
+    a, b, c = (Chunk(id=i, section="s", start=0, end=1, text=i) for i in "abc")
+    fused = rrf([[a, b], [b, c]], k=3)
+    assert [ch.id for ch, _ in fused] == ["b", "a", "c"]
+    assert fused[0][1] == 1 / 62 + 1 / 61

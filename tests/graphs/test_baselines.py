@@ -70,3 +70,31 @@ async def test_standard_rag_uses_fixed_chunks_and_one_query_set(
     assert "-fix150-" in collection
     assert {d for p in out.report.evidence.passages for d in p.dimensions} == {"standard"}
     assert any(f"[{p.chunk_id}]" in writer.calls[0].text for p in out.report.evidence.passages)
+
+
+async def test_retriever_option_and_standard_rag_pinned_to_dense(
+    fake_engine: Any, sample_text: str, monkeypatch: Any
+) -> None:
+    from core.context import RunOptions
+    from core.rag import TranscriptIndex
+
+    seen: list[str] = []
+    original = TranscriptIndex.search
+
+    def spy(self: TranscriptIndex, *args: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs["retriever"])
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(TranscriptIndex, "search", spy)
+    models = FakeModels(
+        default=Script.of(default="report"), scripts={"extractor": Script.of(default=block())}
+    )
+    async with fake_engine(models) as engine:
+        await engine.run("multi_agent", parse_transcript(sample_text))
+        await engine.run(
+            "multi_agent", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+        )
+        await engine.run(
+            "standard_rag", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+        )
+    assert seen == ["hybrid", "bm25", "dense"]

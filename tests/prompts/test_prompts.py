@@ -54,6 +54,9 @@ VARS = {
     # fact-check
     "problems": [{"text": "$9.99 billion", "context": "PROBLEM-CONTEXT-SLOT"}],
     "passages": "PASSAGES-SLOT",
+    # eval judge
+    "first": "FIRST-REPORT-SLOT",
+    "second": "SECOND-REPORT-SLOT",
 }
 HORIZON_WORDS = ("1-Day", "1-Week", "1-Month", "Position", "Conviction")
 
@@ -264,3 +267,18 @@ def test_fact_check_lists_each_figure_and_its_context() -> None:
     assert "REPORT-SLOT" in p.user and "PASSAGES-SLOT" in p.user and "FINANCIALS-SLOT" in p.user
     without = prompts.render("shared/fact_check", **{**VARS, "financials": ""})
     assert "Financial data" not in without.user
+
+
+def test_pairwise_shows_both_reports_in_the_given_order() -> None:
+    p = prompts.render("eval/pairwise", **VARS)
+    assert p.user.index("FIRST-REPORT-SLOT") < p.user.index("SECOND-REPORT-SLOT")
+    assert "TRANSCRIPT-SLOT" in p.user and "order" in p.user
+
+
+def test_judge_rubrics_name_every_dimension() -> None:
+    from core.judging import FINDEBATE_DIMENSIONS, GRADE_WEIGHTS
+
+    eight = prompts.render("eval/findebate_grade", **VARS).user
+    assert all(d in eight for d in FINDEBATE_DIMENSIONS) and "REPORT-SLOT" in eight
+    five = prompts.render("eval/weighted_grade", **VARS).user
+    assert all(m in five for m in GRADE_WEIGHTS)
