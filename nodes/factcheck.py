@@ -33,20 +33,16 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
     ctx = runtime.context
     draft: Draft = state.get("final", state["draft"])
     sources = grounding_sources(state["transcript"], state.get("financials"))
-    checked = len(check_numbers(draft.markdown, sources))
-    before = _ungrounded(draft.markdown, state)
+    checks = check_numbers(draft.markdown, sources)
+    before = [(c.text, c.context) for c in checks if not c.grounded]
     texts = [t for t, _ in before]
+    base = FactCheck(enabled=True, checked=len(checks), ungrounded_before=texts)
     if not ctx.options.fact_check:
-        log = FactCheck(
-            enabled=False,
-            checked=checked,
-            ungrounded_before=texts,
-            still_ungrounded=texts,
-            note="fact-check correction is off for this run; unsupported figures are flagged",
-        )
-        return {"fact_check": log}
+        note = "fact-check correction is off for this run; unsupported figures are flagged"
+        off = {"enabled": False, "still_ungrounded": texts, "note": note}
+        return {"fact_check": base.model_copy(update=off)}
     if not before:
-        return {"fact_check": FactCheck(enabled=True, checked=checked)}
+        return {"fact_check": base}
     financials = state.get("financials")
     prompt = render(
         "shared/fact_check",
@@ -61,45 +57,28 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
     try:
         revised = await complete(handle, prompt.messages(), role=ROLE)
     except ModelOutputError as exc:
-        log = FactCheck(
-            enabled=True,
-            checked=checked,
-            ungrounded_before=texts,
-            correction_attempted=True,
-            still_ungrounded=texts,
-            note=f"the correction came back empty ({exc}); the original text is kept",
-        )
-        return {"fact_check": log}
-    after = [t for t, _ in _ungrounded(revised, state)]
-    kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
-    if len(after) >= len(texts):
-        note = (
-            f"the correction left {len(after)} unsupported figure(s) (was {len(texts)}); "
-            "the original text is kept"
-        )
-    elif kept_share < MIN_KEPT_SHARE:
-        note = (
-            f"the correction kept only {kept_share:.0%} of the text, more than the listed claims; "
-            "the original text is kept"
-        )
+        note = f"the correction came back empty ({exc}); the original text is kept"
     else:
-        corrected = draft.model_copy(update={"markdown": revised})
-        log = FactCheck(
-            enabled=True,
-            checked=checked,
-            ungrounded_before=texts,
-            correction_attempted=True,
-            corrected=True,
-            still_ungrounded=after,
-            note=f"corrected by {handle.name}: {len(texts) - len(after)} of {len(texts)} fixed",
-        )
-        return {"final": corrected, "fact_check": log}
-    log = FactCheck(
-        enabled=True,
-        checked=checked,
-        ungrounded_before=texts,
-        correction_attempted=True,
-        still_ungrounded=texts,
-        note=note,
-    )
-    return {"fact_check": log, "notes": [f"fact_check: {note}"]}
+        after = [t for t, _ in _ungrounded(revised, state)]
+        kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
+        if len(after) >= len(texts):
+            note = (
+                f"the correction left {len(after)} unsupported figure(s) (was {len(texts)}); "
+                "the original text is kept"
+            )
+        elif kept_share < MIN_KEPT_SHARE:
+            note = (
+                f"the correction kept only {kept_share:.0%} of the text, more than the listed "
+                "claims; the original text is kept"
+            )
+        else:
+            fixed = base.model_copy(
+                update={
+                    "correction_attempted": True, "corrected": True, "still_ungrounded": after,
+                    "note": f"corrected by {handle.name}: "
+                    f"{len(texts) - len(after)} of {len(texts)} fixed",
+                }
+            )  # fmt: skip
+            return {"final": draft.model_copy(update={"markdown": revised}), "fact_check": fixed}
+    kept = {"correction_attempted": True, "still_ungrounded": texts, "note": note}
+    return {"fact_check": base.model_copy(update=kept), "notes": [f"fact_check: {note}"]}
