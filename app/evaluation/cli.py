@@ -124,6 +124,12 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
                 bar.update(task, description=f"{event.pipeline} on {event.id}")
             elif event.type == "report_finished":
                 bar.advance(task)
+                if not console.is_terminal:  # logs get one line per report instead of a bar
+                    console.print(
+                        f"[{event.done}/{event.total}] {event.pipeline} on {event.id}: "
+                        f"{event.status}{' (saved earlier)' if event.reused else ''}",
+                        highlight=False,
+                    )
                 if event.status not in ("succeeded", "degraded"):
                     bar.console.print(
                         f"[red]{event.status}[/]: {event.pipeline} on {event.id}: {event.detail}",
