@@ -268,7 +268,8 @@ class Evaluation:
     async def judge(
         self, handle: ChatHandle, *, retries: int, excerpt_words: int, pair: tuple[str, str] | None
     ) -> None:
-        """Grade every saved report not yet graded by this judge; then the pairwise duel."""
+        """Grade every saved report not yet graded by this judge; then the pairwise duel. The
+        judge reads the report without our header, so it never sees which pipeline wrote it."""
         recs = [r for r in self.records() if r.report is not None]
         todo = [r for r in recs if r.judge is None or r.judge.judge != handle.name]
         for n, rec in enumerate(todo, 1):
@@ -276,7 +277,7 @@ class Evaluation:
             item = next(i for i in self.items if i.id == rec.id)
             excerpt = self.transcript(item).excerpt(excerpt_words)
             with self._counted():
-                scores = await grade(handle, rec.report.markdown, excerpt, retries=retries)
+                scores = await grade(handle, report_prose(rec.report), excerpt, retries=retries)
             self.tally.judged += 1
             rec.judge = scores
             self.save(self.record_path(rec.model, rec.pipeline, rec.id), rec)
@@ -306,7 +307,7 @@ class Evaluation:
                 excerpt = self.transcript(item).excerpt(excerpt_words)
                 with self._counted():
                     res = await pairwise(
-                        handle, (x, rx.report.markdown), (y, ry.report.markdown), excerpt,
+                        handle, (x, report_prose(rx.report)), (y, report_prose(ry.report)), excerpt,
                         retries=retries,
                     )  # fmt: skip
                 self.save(path, res)

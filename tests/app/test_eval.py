@@ -216,3 +216,26 @@ def test_cli_eval_bad_input(
 def test_cli_eval_missing_folder(tmp_path: Path, capsys: Any) -> None:
     assert main(["eval", str(tmp_path / "nowhere")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) -> None:
+    items = load_dataset(make_dataset(tmp_path / "ds", sample_text, n=1))
+    settings = Settings(data_dir=tmp_path / "data", provider="fake")
+    models = FakeModels(default=Script.of(default=canned))
+    grader = Script.of(default=canned)
+    async with Engine.open(
+        settings, models=models, embeddings=DeterministicFakeEmbedding(size=32)
+    ) as engine:
+        ev = Evaluation(items, ["findebate", "zero_shot"], tmp_path / "out", on_event=None)
+        await ev.run_reports(engine, "fake", concurrency=1)
+        await ev.judge(
+            FakeModels({"g": grader}).chat("g"), retries=0, excerpt_words=200,
+            pair=("findebate", "zero_shot"),
+        )  # fmt: skip
+    assert len(grader.calls) == 2 * 2 + 2  # two rubrics per report, two orders per pair
+    for call in grader.calls:
+        assert "findebate" not in call.text and "zero_shot" not in call.text
+        assert "Model note" not in call.text and "Recommendations" in call.text
+    assert ev.tally.judged == 2 and ev.tally.pairs == 1
+    run_calls = sum(r.metrics.model_calls for r in ev.records() if r.metrics)
+    assert ev.tally.model_calls == run_calls + 6  # the judge's calls are counted too
