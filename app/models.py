@@ -64,8 +64,11 @@ class ModelFactory(ModelSource):
         if role not in self._handles:
             handle = self._build(role)
             if self.cache is not None:  # one file; the display name keeps models apart
+                # the local server's URL changes with every start (a free port): not the model
+                local = role_spec(self.settings, role)[0] == "local"
+                ignore = ("openai_api_base",) if local else ()
                 cached = handle.model.model_copy(
-                    update={"cache": self.cache.for_namespace(handle.name)}
+                    update={"cache": self.cache.for_namespace(handle.name, ignore)}
                 )
                 handle = ChatHandle(cached, handle.name, handle.limiter)
             self._handles[role] = handle

@@ -6,6 +6,7 @@ served from the cache is marked, so usage accounting can tell it from a real cal
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import threading
 import warnings
@@ -20,6 +21,23 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, Generation
 
 HIT_KEY = "edesk_cache_hit"
+# Parameters that change how a model is reached, not what it answers: never part of the key.
+TRANSPORT_KEYS: tuple[str, ...] = ("max_retries", "request_timeout", "timeout", "openai_api_key")
+KEY_VERSION = 2  # PRAGMA user_version; older files are re-keyed on open
+
+
+def canonical_llm_string(llm_string: str, ignore: tuple[str, ...] = ()) -> str:
+    """LangChain's llm_string (serialized model + `---` + call options) with transport keys and
+    `ignore`d keys dropped and the rest sorted, so equal settings give equal keys."""
+    head, sep, tail = llm_string.partition("---")
+    try:
+        data = json.loads(head)
+    except json.JSONDecodeError:
+        return llm_string
+    if isinstance(data, dict) and isinstance(data.get("kwargs"), dict):
+        for k in (*TRANSPORT_KEYS, *ignore):
+            data["kwargs"].pop(k, None)
+    return json.dumps(data, sort_keys=True) + sep + tail
 
 
 def is_cache_hit(message: BaseMessage | None) -> bool:
@@ -28,12 +46,15 @@ def is_cache_hit(message: BaseMessage | None) -> bool:
 
 class SqliteLLMCache(BaseCache):
     """One SQLite file shared by every model; `namespace` separates models whose LangChain
-    parameters look alike (e.g. two GGUF files served under the same alias)."""
+    parameters look alike (e.g. two GGUF files served under the same alias), `ignore` drops
+    parameters that vary between processes without changing the model (the local llama.cpp
+    server's port)."""
 
-    def __init__(self, path: Path, namespace: str = "") -> None:
+    def __init__(self, path: Path, namespace: str = "", ignore: tuple[str, ...] = ()) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.namespace = namespace
+        self.ignore = ignore
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(path), check_same_thread=False)
         with self._lock, self._conn:
@@ -43,17 +64,32 @@ class SqliteLLMCache(BaseCache):
                 " key TEXT PRIMARY KEY, namespace TEXT, llm_string TEXT, prompt TEXT,"
                 " value TEXT, created_at TEXT DEFAULT CURRENT_TIMESTAMP)"
             )
+            (version,) = self._conn.execute("PRAGMA user_version").fetchone()
+            if version < KEY_VERSION:
+                self._rekey()
+                self._conn.execute(f"PRAGMA user_version = {KEY_VERSION}")
 
-    def for_namespace(self, namespace: str) -> SqliteLLMCache:
+    def _rekey(self) -> None:
+        """Recompute every key with the current canonical form (entries keep their answers)."""
+        rows = self._conn.execute("SELECT key, namespace, llm_string, prompt FROM llm_cache")
+        for key, ns, llm_string, prompt in rows.fetchall():
+            ignore = ("openai_api_base",) if str(ns).startswith("local:") else ()
+            new = self._hash(ns, canonical_llm_string(llm_string, ignore), prompt)
+            self._conn.execute("UPDATE OR REPLACE llm_cache SET key = ? WHERE key = ?", (new, key))
+
+    def for_namespace(self, namespace: str, ignore: tuple[str, ...] = ()) -> SqliteLLMCache:
         """The same file under another namespace (shares the connection)."""
         other = object.__new__(SqliteLLMCache)
-        other.path, other.namespace = self.path, namespace
+        other.path, other.namespace, other.ignore = self.path, namespace, ignore
         other._lock, other._conn = self._lock, self._conn
         return other
 
+    @staticmethod
+    def _hash(namespace: str, llm_string: str, prompt: str) -> str:
+        return hashlib.sha256("\x00".join((namespace, llm_string, prompt)).encode()).hexdigest()
+
     def _key(self, prompt: str, llm_string: str) -> str:
-        raw = "\x00".join((self.namespace, llm_string, prompt)).encode()
-        return hashlib.sha256(raw).hexdigest()
+        return self._hash(self.namespace, canonical_llm_string(llm_string, self.ignore), prompt)
 
     def lookup(self, prompt: str, llm_string: str) -> RETURN_VAL_TYPE | None:
         with self._lock:
