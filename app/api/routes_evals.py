@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -108,8 +109,6 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path
                 (folder / f"{c.id}.summary.txt").write_text(c.summary, encoding="utf-8")
         labelled = [{"id": c.id, "stock_labels": c.labels} for c in body.calls if c.labels]
         if labelled:
-            import json
-
             (folder / "manifest.json").write_text(json.dumps({"items": labelled}))
         return folder
     assert body.dir is not None

@@ -5,6 +5,7 @@ Jobs live in memory; their results are files under <data_dir>/evals/<id>/ and su
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -107,8 +108,6 @@ class EvalManager:
         job.publish("eval_finished", {"status": job.status, "error": job.error, "done": job.done})
 
     async def stream(self, job: EvalJob, after: int) -> AsyncIterator[dict[str, Any]]:
-        import json
-
         while True:
             waiter = job.changed
             for n in range(after, len(job.events)):
