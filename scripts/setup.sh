@@ -23,6 +23,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+# Optional: DejaVu fonts give the server-rendered PDF full Unicode (without them it falls back
+# to Latin-1). Installed when we can; never a reason to fail.
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$(id -u)" -eq 0 ]; then
+  echo "setup: installing Debian package fonts-dejavu-core (PDF reports)"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
+    || echo "setup: fonts-dejavu-core not installed; PDFs use Latin-1 only" >&2
+fi
+
 python3 - <<'PY' || { echo "setup: Python >= 3.11 is required" >&2; exit 1; }
 import sys
 sys.exit(0 if sys.version_info >= (3, 11) else 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -13,6 +14,7 @@ from app.api.deps import ManagerDep, OwnerDep, RunDep, SettingsDep
 from app.api.errors import ApiError
 from app.api.intake import check_transcript, read_run_request
 from app.api.schemas import RunCreated, RunDetail, RunPage, RunSummary, links
+from app.pdf import report_pdf
 from app.runs import RunManager
 from app.store import RunInput, RunRecord, now
 
@@ -170,6 +172,23 @@ async def get_report_markdown(record: RunDep) -> PlainTextResponse:
     if record.report is None:
         raise ApiError(409, f"run {record.id} has no report (status {record.status})")
     return PlainTextResponse(record.report.markdown, media_type="text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/{run_id}/report.pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}}, 409: {}},
+)
+async def get_report_pdf(record: RunDep) -> Response:
+    """The report as a PDF, rendered by the server (no browser needed)."""
+    if record.report is None:
+        raise ApiError(409, f"run {record.id} has no report (status {record.status})")
+    body = await asyncio.to_thread(report_pdf, record.report)
+    return Response(
+        body,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.pdf"'},
+    )
 
 
 @router.get("/{run_id}/events", response_class=EventSourceResponse, responses={200: _SSE_DOC})

@@ -93,13 +93,18 @@ class RunLinks(BaseModel):
     self: str
     events: str
     report_md: str
+    report_pdf: str
     cancel: str
 
 
 def links(run_id: str) -> RunLinks:
     base = f"/v1/runs/{run_id}"
     return RunLinks(
-        self=base, events=f"{base}/events", report_md=f"{base}/report.md", cancel=f"{base}/cancel"
+        self=base,
+        events=f"{base}/events",
+        report_md=f"{base}/report.md",
+        report_pdf=f"{base}/report.pdf",
+        cancel=f"{base}/cancel",
     )
 
 

@@ -1,0 +1,60 @@
+"""GET /v1/runs/{id}/report.pdf: the server renders the report; HTML in a transcript prints as
+text; before the report exists it is a 409; without DejaVu the Latin-1 fallback still works."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.pdf import report_pdf
+from core.contract import Report
+from tests.app.api_helpers import api, wait_status
+
+TEXT = "Revenue grew 8.4% to $612 million. Guidance was raised. Margins held up."
+
+
+def _pdf_text(pdf: bytes) -> str:
+    """The text drawn on the pages (fpdf2 compresses page streams with zlib)."""
+    out = []
+    for m in re.finditer(rb"stream\r?\n(.*?)\r?\nendstream", pdf, re.S):
+        try:
+            out.append(zlib.decompress(m.group(1)).decode("latin-1"))
+        except zlib.error:
+            continue
+    return "\n".join(out)
+
+
+def test_report_pdf_endpoint(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.2) as client:
+        created = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "zero_shot"}).json()
+        early = client.get(created["links"]["report_pdf"])
+        assert early.status_code == 409 and "no report" in early.json()["detail"]
+        wait_status(client, created["id"], {"succeeded", "degraded"})
+        resp = client.get(created["links"]["report_pdf"])
+        assert client.get("/v1/runs/nope/report.pdf").status_code == 404
+    assert resp.status_code == 200 and resp.headers["content-type"] == "application/pdf"
+    assert "attachment" in resp.headers["content-disposition"]
+    assert resp.content.startswith(b"%PDF-") and len(resp.content) > 1000
+
+
+def _report(markdown: str) -> Report:
+    return Report(
+        pipeline="zero_shot", status="degraded", created_at=datetime.now(UTC),
+        transcript_sha256="0" * 64, markdown=markdown,
+        failures=[{"node": "synthesize", "reason": "test"}],  # type: ignore[list-item]
+    )  # fmt: skip
+
+
+def test_html_in_the_report_is_printed_not_interpreted(tmp_path: Path) -> None:
+    md = "# Title\n\n<b>bold?</b> <script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    pdf = report_pdf(_report(md), font_dir=tmp_path)  # no fonts there: core font fallback
+    text = _pdf_text(pdf)
+    assert "<script>alert" in text and "</script>" in text and "<b>bold?</b>" in text
+    assert pdf.startswith(b"%PDF-")
+
+
+def test_non_latin_text_falls_back_without_error(tmp_path: Path) -> None:
+    pdf = report_pdf(_report("Résumé: guidance → up, 收入 增长"), font_dir=tmp_path)
+    assert "Résumé" in _pdf_text(pdf)
