@@ -56,3 +56,13 @@ async def owned_run(run_id: str, manager: ManagerDep, owner: OwnerDep) -> RunRec
 
 
 RunDep = Annotated[RunRecord, Depends(owned_run)]
+
+
+def last_event_id(header: str | None, query: str | None) -> int:
+    """The event id to resume after, from the Last-Event-ID header or `?after=` (0: from the
+    start). Token ids `N.k` resume after event N."""
+    raw = header or query or "0"
+    head = raw.split(".")[0]
+    if not head.isdigit():
+        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
+    return int(head)

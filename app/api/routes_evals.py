@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import OwnerDep, SettingsDep
+from app.api.deps import last_event_id as parse_last_event_id
 from app.api.errors import ApiError
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.service import EvalJob, EvalManager
@@ -170,11 +171,8 @@ async def eval_events(
 ) -> EventSourceResponse:
     """eval_queued, eval_started, report_started, report_finished, judged, pair_judged, then
     eval_finished; replayed after Last-Event-ID."""
-    raw = last_event_id or after or "0"
-    if not raw.isdigit():
-        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
     return EventSourceResponse(
-        evals.stream(job, int(raw)),
+        evals.stream(job, parse_last_event_id(last_event_id, after)),
         ping=settings.sse_heartbeat,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

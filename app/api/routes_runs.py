@@ -11,12 +11,14 @@ from fastapi.responses import PlainTextResponse
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import ManagerDep, OwnerDep, RunDep, SettingsDep
+from app.api.deps import last_event_id as parse_last_event_id
 from app.api.errors import ApiError
 from app.api.intake import check_transcript, read_run_request
 from app.api.schemas import RunCreated, RunDetail, RunPage, RunSummary, links
 from app.pdf import report_pdf
 from app.runs import RunManager
 from app.store import RunInput, RunRecord, now
+from core.contract import Report
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -77,12 +79,10 @@ async def _accept(
     return record
 
 
-def _last_id(header: str | None, query: str | None) -> int:
-    raw = header or query or "0"
-    head = raw.split(".")[0]
-    if not head.isdigit():
-        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
-    return int(head)
+def _report(record: RunRecord) -> Report:
+    if record.report is None:
+        raise ApiError(409, f"run {record.id} has no report (status {record.status})")
+    return record.report
 
 
 def _sse(
@@ -169,9 +169,7 @@ async def get_run(record: RunDep) -> RunDetail:
     responses={200: {"content": {"text/markdown": {}}}, 409: {}},
 )
 async def get_report_markdown(record: RunDep) -> PlainTextResponse:
-    if record.report is None:
-        raise ApiError(409, f"run {record.id} has no report (status {record.status})")
-    return PlainTextResponse(record.report.markdown, media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(_report(record).markdown, media_type="text/markdown; charset=utf-8")
 
 
 @router.get(
@@ -181,9 +179,7 @@ async def get_report_markdown(record: RunDep) -> PlainTextResponse:
 )
 async def get_report_pdf(record: RunDep) -> Response:
     """The report as a PDF, rendered by the server (no browser needed)."""
-    if record.report is None:
-        raise ApiError(409, f"run {record.id} has no report (status {record.status})")
-    body = await asyncio.to_thread(report_pdf, record.report)
+    body = await asyncio.to_thread(report_pdf, _report(record))
     return Response(
         body,
         media_type="application/pdf",
@@ -201,7 +197,13 @@ async def run_events(
     tokens: bool = False,
 ) -> EventSourceResponse:
     """The run's events from the start (or after Last-Event-ID) until run_finished."""
-    return _sse(manager, record.id, _last_id(last_event_id, after), tokens, settings.sse_heartbeat)
+    return _sse(
+        manager,
+        record.id,
+        parse_last_event_id(last_event_id, after),
+        tokens,
+        settings.sse_heartbeat,
+    )
 
 
 @router.post("/{run_id}/cancel", response_model=RunSummary)

@@ -11,12 +11,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from app.engine import Engine
 from app.evaluation.dataset import DatasetError, load_dataset
-from app.evaluation.runner import EvalEvent, Evaluation
+from app.evaluation.runner import EvalEvent, Evaluation, model_label
 from app.evaluation.summary import write_chart, write_tables
 from app.settings import Settings
 from graphs import PIPELINES
-
-JUDGE_ROLE = "grader"
 
 
 class EvalUsageError(ValueError):
@@ -64,7 +62,7 @@ def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tupl
     """Settings for one model spec, and the label the tables use."""
     update: dict[str, Any] = {"llm_cache": cache}
     if spec is None:
-        label = base.provider if base.provider != "openai" else f"openai:{base.model}"
+        label = model_label(base)
     elif spec in ("local", "fake"):
         update["provider"], label = spec, spec
     elif spec.startswith("openai:") and spec.removeprefix("openai:"):
@@ -143,14 +141,8 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
             async with Engine.open(cfg) as engine:
                 await evaluation.run_reports(engine, label, args.concurrency)
         if judge_cfg is not None:
-            jsettings, _ = judge_cfg
-            async with Engine.open(jsettings) as jengine:
-                await evaluation.judge(
-                    jengine.models.chat(JUDGE_ROLE),
-                    retries=jsettings.parse_retries,
-                    excerpt_words=jsettings.evidence_budget(),
-                    pair=pair,
-                )
+            async with Engine.open(judge_cfg[0]) as jengine:
+                await evaluation.judge_with(jengine, pair)
     records = evaluation.records()
     table = write_tables(out, records, evaluation.pairwise_results())
     chart = write_chart(out, records)

@@ -10,7 +10,6 @@ Layout of the output folder:
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -19,87 +18,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from app.engine import Engine
 from app.evaluation.dataset import EvalItem
-from app.evaluation.judge import JudgeScores, Pairwise, grade, pairwise
-from core.contract import Report
+from app.evaluation.judge import Pairwise, grade, pairwise
+from app.evaluation.scoring import Record, score
+from app.settings import Settings
 from core.llm import CallStats, ChatHandle, current_stats
 from core.metrics import (
-    abstractiveness,
-    completeness,
-    coverage,
-    decision_accuracy,
-    readability,
     report_prose,
 )
-from core.metrics import stance as stance_of
 from core.transcript import Transcript, TranscriptError, parse_transcript
 
-
-class Metrics(BaseModel):
-    """Every deterministic figure of one report."""
-
-    grounding: float | None = Field(description="share of the report's figures found in sources")
-    numbers: int
-    ungrounded: list[str]
-    coverage: float | None = Field(description="share of the gold bullets' figures stated")
-    coverage_missing: list[str] = Field(default_factory=list)
-    abstractiveness: float | None
-    fkgl: float | None
-    coleman_liau: float | None
-    ari: float | None
-    completeness: float
-    stance: str
-    decision: dict[str, Any] | None = None
-    prompt_tokens: int
-    completion_tokens: int
-    model_calls: int = Field(description="answers a model gave for this report")
-    cached_calls: int = Field(description="answers the LLM cache gave instead")
-    wall_s: float
+JUDGE_ROLE = "grader"
 
 
-class Record(BaseModel):
-    id: str
-    pipeline: str
-    model: str
-    transcript_file: str
-    status: str
-    error: str | None = None
-    failed_node: str | None = None
-    wall_s: float
-    metrics: Metrics | None = None
-    judge: JudgeScores | None = None
-    report: Report | None = None
-
-
-def score(report: Report, transcript: Transcript, item: EvalItem, wall_s: float) -> Metrics:
-    numbers = report.evidence.numbers
-    grounded = sum(n.grounded for n in numbers)
-    prose = report_prose(report)
-    cov = coverage(prose, item.summary) if item.summary else None
-    read = readability(prose)
-    dec = decision_accuracy(report, item.labels) if item.labels else None
-    return Metrics(
-        grounding=round(grounded / len(numbers), 4) if numbers else None,
-        numbers=len(numbers),
-        ungrounded=[n.text for n in numbers if not n.grounded],
-        coverage=cov.share if cov else None,
-        coverage_missing=cov.missing if cov else [],
-        abstractiveness=abstractiveness(prose, transcript.text),
-        fkgl=read.fkgl if read else None,
-        coleman_liau=read.coleman_liau if read else None,
-        ari=read.ari if read else None,
-        completeness=completeness(report),
-        stance=stance_of(report),
-        decision=dec.model_dump() if dec else None,
-        prompt_tokens=report.tokens["prompt"],
-        completion_tokens=report.tokens["completion"],
-        model_calls=sum(t.calls for t in report.trace),
-        cached_calls=sum(t.cached_calls for t in report.trace),
-        wall_s=round(wall_s, 2),
-    )
+def model_label(settings: Settings) -> str:
+    """How the tables name the model a settings object runs: local, fake or openai:NAME."""
+    return f"openai:{settings.model}" if settings.provider == "openai" else settings.provider
 
 
 def slug(text: str) -> str:
@@ -328,13 +265,18 @@ class Evaluation:
             self.tally.model_calls += stats.calls
             self.tally.cached_calls += stats.cached_calls
 
+    async def judge_with(self, engine: Engine, pair: tuple[str, str] | None) -> None:
+        """`judge` with the engine's grader model, its parse retries and evidence budget."""
+        s = engine.settings
+        await self.judge(
+            engine.models.chat(JUDGE_ROLE),
+            retries=s.parse_retries,
+            excerpt_words=s.evidence_budget(),
+            pair=pair,
+        )
+
     def pairwise_results(self) -> list[tuple[str, Pairwise]]:
         out: list[tuple[str, Pairwise]] = []
         for path in sorted((self.out / "pairwise").glob("*/*/*.json")):
             out.append((path.parent.parent.name, Pairwise.model_validate_json(path.read_text())))
         return out
-
-
-def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

@@ -16,11 +16,10 @@ from typing import Any, Literal
 
 from app.engine import Engine
 from app.evaluation.dataset import EvalItem
-from app.evaluation.runner import EvalEvent, Evaluation
+from app.evaluation.runner import EvalEvent, Evaluation, model_label
 from app.evaluation.summary import summarize, write_chart, write_tables
 
 log = logging.getLogger("earnings_desk.evals")
-JUDGE_ROLE = "grader"
 EvalStatus = Literal["queued", "running", "succeeded", "failed"]
 
 
@@ -79,16 +78,10 @@ class EvalManager:
 
         try:
             evaluation = Evaluation(job.items, job.pipelines, job.out, on_event=on_event)
-            label = self.engine.settings.provider
+            label = model_label(self.engine.settings)
             await evaluation.run_reports(self.engine, label, job.concurrency)
             if job.judge:
-                s = self.engine.settings
-                await evaluation.judge(
-                    self.engine.models.chat(JUDGE_ROLE),
-                    retries=s.parse_retries,
-                    excerpt_words=s.evidence_budget(),
-                    pair=job.pair,
-                )
+                await evaluation.judge_with(self.engine, job.pair)
             records = evaluation.records()
             job.table = await asyncio.to_thread(
                 write_tables, job.out, records, evaluation.pairwise_results()

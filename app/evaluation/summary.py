@@ -9,7 +9,7 @@ from statistics import mean
 from typing import Any
 
 from app.evaluation.judge import Pairwise
-from app.evaluation.runner import Record
+from app.evaluation.scoring import Record
 
 # (column, header, format)
 COLUMNS: tuple[tuple[str, str, str], ...] = (
