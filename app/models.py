@@ -48,7 +48,10 @@ class ModelFactory(ModelSource):
         self.local_base_url = local_base_url
         self._handles: dict[str, ChatHandle] = {}
         self._limits: dict[str, asyncio.Semaphore] = {}
-        self._fakes = FakeModels(default=Script.of(default=canned), latency=settings.fake_latency)
+        # the `fake` provider stands in for a real model (demos, browser tests): it streams
+        self._fakes = FakeModels(
+            default=Script.of(default=canned), latency=settings.fake_latency, stream=True
+        )
         self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
         for role in ROLES:  # fail at start-up, not mid-run
             role_spec(settings, role)

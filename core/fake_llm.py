@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
 
@@ -71,13 +74,17 @@ def _words(messages: Sequence[BaseMessage]) -> int:
 
 
 class ScriptedChatModel(BaseChatModel):
-    """A chat model that answers from a Script; supports bind_tools / with_structured_output."""
+    """A chat model that answers from a Script; supports bind_tools / with_structured_output.
+    Streaming is off unless built with `disable_streaming=False` (the `fake` provider of a
+    server): then, when a caller streams (LangGraph's messages mode), text arrives word by word
+    over the call's latency, as a real model's would."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     script: Script
     latency: float = 0.0
     tool_name: str | None = None
+    disable_streaming: bool | Literal["tool_calling"] = True
 
     @property
     def _llm_type(self) -> str:
@@ -127,6 +134,34 @@ class ScriptedChatModel(BaseChatModel):
             await asyncio.sleep(self.latency)
         return ChatResult(generations=[ChatGeneration(message=self._message(messages))])
 
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        msg = self._message(messages)
+        usage = msg.usage_metadata
+        if msg.tool_calls:
+            if self.latency:
+                await asyncio.sleep(self.latency)
+            calls = [
+                tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                for i, c in enumerate(msg.tool_calls)
+            ]
+            chunk = AIMessageChunk(content="", tool_call_chunks=calls, usage_metadata=usage)
+            yield ChatGenerationChunk(message=chunk)
+            return
+        pieces = re.findall(r"\s*\S+", str(msg.content)) or [str(msg.content)]
+        for i, piece in enumerate(pieces):
+            if self.latency:
+                await asyncio.sleep(self.latency / len(pieces))
+            last = i == len(pieces) - 1
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content=piece, usage_metadata=usage if last else None)
+            )
+
 
 class FakeModels(ModelSource):
     """A ModelSource of scripted fakes: one Script per role, a shared default for the rest."""
@@ -137,10 +172,12 @@ class FakeModels(ModelSource):
         *,
         default: Script | None = None,
         latency: float = 0.0,
+        stream: bool = False,
     ) -> None:
         self.scripts = dict(scripts or {})
         self.default = default
         self.latency = latency
+        self.stream = stream
 
     def script(self, role: str) -> Script:
         if role in self.scripts:
@@ -150,7 +187,9 @@ class FakeModels(ModelSource):
         return self.default
 
     def chat(self, role: str) -> ChatHandle:
-        model = ScriptedChatModel(script=self.script(role), latency=self.latency)
+        model = ScriptedChatModel(
+            script=self.script(role), latency=self.latency, disable_streaming=not self.stream
+        )
         return ChatHandle(model=model, name=f"fake:{role}")
 
 

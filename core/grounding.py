@@ -110,7 +110,9 @@ def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
         if fig.text in seen:
             continue
         seen.add(fig.text)
-        found = next(((i, s) for i, s in source_figures if same_figure(fig, s)), None)
+        # the closest matching figure is the one cited (first one on a tie)
+        candidates = [(i, s) for i, s in source_figures if same_figure(fig, s)]
+        found = min(candidates, key=lambda c: abs(c[1].value - fig.value), default=None)
         match = found[1] if found else None
         lo, hi = max(0, fig.start - 50), min(len(report_text), fig.start + len(fig.text) + 50)
         checks.append(

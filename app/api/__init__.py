@@ -14,6 +14,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from langchain_core.embeddings import Embeddings
 
+from app import web
 from app.api import errors
 from app.api.routes_evals import router as evals_router
 from app.api.routes_meta import pipeline_info
@@ -96,6 +97,7 @@ def create_app(
     app.include_router(runs_router)
     app.include_router(meta_router)
     app.include_router(evals_router)
+    web.install(app)
     _document_run_body(app)
     return app
 

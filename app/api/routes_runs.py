@@ -19,6 +19,7 @@ from app.pdf import report_pdf
 from app.runs import RunManager
 from app.store import RunInput, RunRecord, now
 from core.contract import Report
+from core.transcript import normalize_newlines
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -185,6 +186,17 @@ async def get_report_pdf(record: RunDep) -> Response:
         media_type="application/pdf",
         headers={"Content-Disposition": f'attachment; filename="report-{record.id}.pdf"'},
     )
+
+
+@router.get(
+    "/{run_id}/transcript",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/plain": {}}}},
+)
+async def get_transcript(record: RunDep) -> PlainTextResponse:
+    """The call as the pipeline read it: the report's citation offsets (`start`, `end`, in
+    Unicode code points) index this text."""
+    return PlainTextResponse(normalize_newlines(record.input.transcript))
 
 
 @router.get("/{run_id}/events", response_class=EventSourceResponse, responses={200: _SSE_DOC})

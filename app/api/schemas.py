@@ -12,6 +12,7 @@ from core.context import WriterVariant
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
 from core.rag import Retriever
+from core.transcript import transcript_sha256
 from graphs import PIPELINES
 
 EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
@@ -94,6 +95,7 @@ class RunLinks(BaseModel):
     events: str
     report_md: str
     report_pdf: str
+    transcript: str
     cancel: str
 
 
@@ -104,6 +106,7 @@ def links(run_id: str) -> RunLinks:
         events=f"{base}/events",
         report_md=f"{base}/report.md",
         report_pdf=f"{base}/report.pdf",
+        transcript=f"{base}/transcript",
         cancel=f"{base}/cancel",
     )
 
@@ -133,6 +136,7 @@ class RunSummary(BaseModel):
     pipeline: str
     status: RunState
     call: CallInfo
+    transcript_sha256: str = Field(description="runs on the same call share it (compare them)")
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -147,6 +151,7 @@ class RunSummary(BaseModel):
     def of(cls, r: RunRecord) -> RunSummary:
         return cls(
             id=r.id, pipeline=r.pipeline, status=r.status, call=r.input.call,
+            transcript_sha256=transcript_sha256(r.input.transcript),
             created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
             error=r.error, failed_node=r.failed_node, reason=r.reason,
             tokens=Tokens(prompt=r.prompt_tokens, completion=r.completion_tokens,

@@ -44,3 +44,11 @@ def test_duplicates_reported_once_with_context() -> None:
 def test_scales() -> None:
     values = {f.text: f.value for f in extract_figures("$2bn, 3.5 million, 40k, $1.2 trillion")}
     assert values == {"$2bn": 2e9, "3.5 million": 3.5e6, "40k": 4e4, "$1.2 trillion": 1.2e12}
+
+
+def test_the_closest_figure_is_the_one_cited() -> None:
+    """11% rounds to cover 10.7%, but when the call also says 10.7% that is the source shown."""
+    source = "Diesel costs rose 11% in the quarter. Revenue rose 10.7% year over year."
+    (check,) = check_numbers("Revenue rose 10.7%.", [source])
+    assert check.grounded and check.source_text == "10.7%"
+    assert check.source_start == source.index("10.7%")
