@@ -121,6 +121,9 @@ def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
     if mode == "messages":
         message, meta = chunk
         text = getattr(message, "content", "")
+        if not text:  # a structured answer streams as tool-call arguments
+            calls = getattr(message, "tool_call_chunks", None) or []
+            text = "".join(str(c.get("args") or "") for c in calls)
         node = meta.get("langgraph_node") if isinstance(meta, dict) else None
         if isinstance(text, str) and text and node:
             return [TokenDelta(run_id=run_id, node=str(node), text=text)]

@@ -3,6 +3,7 @@ stopped by Earnings Desk, so local and remote models share one `ChatOpenAI` code
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import os
@@ -13,8 +14,17 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
+
+import httpx
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun
+from langchain_core.messages import AIMessageChunk, BaseMessage, ToolCallChunk
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_openai import ChatOpenAI
 
 LOCAL_ALIAS = "smollm2"
 BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -162,3 +172,78 @@ class LocalLlamaServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class LlamaCppChat(ChatOpenAI):
+    """`ChatOpenAI` for llama-cpp-python's server, repairing two gaps of its streaming API so a
+    streamed run (the web page's live text) parses and counts like an unstreamed one:
+
+    - it repeats the tool name in every tool-call delta, which LangChain's chunk merge would
+      concatenate ("PickPickPick..."): the name is kept on the first delta of each call only;
+    - it sends no usage in streams (no `stream_options`): when none arrived, the completion is
+      counted with the server's own tokenizer (`/extras/tokenize/count`), and the prompt as its
+      messages' and tools' text (without the chat template's few role tokens)."""
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        named: set[int] = set()
+        text: list[str] = []
+        saw_usage = False
+        async for gen in super()._astream(messages, stop, run_manager, **kwargs):
+            msg = gen.message
+            if isinstance(msg, AIMessageChunk):
+                saw_usage = saw_usage or msg.usage_metadata is not None
+                text.append(msg.text)
+                if msg.tool_call_chunks:
+                    gen = ChatGenerationChunk(
+                        message=_first_names_only(msg, named),
+                        generation_info=gen.generation_info,
+                    )
+                    text.extend(tc.get("args") or "" for tc in msg.tool_call_chunks)
+            yield gen
+        if saw_usage:
+            return
+        prompt_text = "\n".join(m.text for m in messages)
+        if kwargs.get("tools"):
+            prompt_text += "\n" + json.dumps(kwargs["tools"])
+        prompt, completion = await asyncio.gather(
+            self._count(prompt_text), self._count("".join(text))
+        )
+        usage = UsageMetadata(
+            input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion
+        )
+        yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))
+
+    async def _count(self, text: str) -> int:
+        if not text:
+            return 0
+        root = str(self.openai_api_base or "").removesuffix("/").removesuffix("/v1")
+        async with httpx.AsyncClient(timeout=30.0) as client:
+            resp = await client.post(f"{root}/extras/tokenize/count", json={"input": text})
+            resp.raise_for_status()
+            return int(resp.json()["count"])
+
+
+def _first_names_only(msg: AIMessageChunk, named: set[int]) -> AIMessageChunk:
+    chunks: list[ToolCallChunk] = []
+    for tc in msg.tool_call_chunks:
+        index = tc.get("index") if tc.get("index") is not None else 0
+        assert index is not None
+        if index in named:
+            tc = ToolCallChunk(name=None, args=tc.get("args"), id=None, index=index)
+        named.add(index)
+        chunks.append(tc)
+    kwargs = {k: v for k, v in msg.additional_kwargs.items() if k != "tool_calls"}
+    return AIMessageChunk(
+        content=msg.content,
+        additional_kwargs=kwargs,
+        response_metadata=msg.response_metadata,
+        tool_call_chunks=chunks,
+        usage_metadata=msg.usage_metadata,
+        id=msg.id,
+    )

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_openai import ChatOpenAI
 
-from app.local_llm import LOCAL_ALIAS
+from app.local_llm import LOCAL_ALIAS, LlamaCppChat
 from app.settings import ROLES, Provider, Settings
 from core.cache import SqliteLLMCache
 from core.fake_llm import FakeModels, Script, canned
@@ -94,7 +94,7 @@ class ModelFactory(ModelSource):
         if provider == "local":
             if self.local_base_url is None:
                 raise ConfigError("the local model server is not running")
-            chat = ChatOpenAI(
+            chat: ChatOpenAI = LlamaCppChat(
                 base_url=self.local_base_url,
                 api_key="local",  # type: ignore[arg-type]
                 model=LOCAL_ALIAS,
@@ -116,6 +116,7 @@ class ModelFactory(ModelSource):
             base_url=s.openai_base_url,
             api_key=key or "not-needed",  # type: ignore[arg-type]
             model=model,
+            stream_usage=True,  # streamed runs (the web page) count tokens like unstreamed ones
             **kwargs,
         )
         return ChatHandle(chat, f"openai:{model}", self._limit("openai"))

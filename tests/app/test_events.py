@@ -44,3 +44,21 @@ def test_error_names_node() -> None:
 
 def test_other_modes_ignored() -> None:
     assert map_chunk("r1", "updates", {"trust": {}}) == []
+
+
+def test_tokens_are_text_or_streamed_tool_arguments() -> None:
+    from langchain_core.messages import AIMessageChunk
+
+    from app.events import TokenDelta
+
+    meta = {"langgraph_node": "synthesize"}
+    [text] = map_chunk("r1", "messages", (AIMessageChunk(content="Revenue "), meta))
+    assert isinstance(text, TokenDelta) and text.text == "Revenue " and text.node == "synthesize"
+    call = AIMessageChunk(
+        content="",
+        tool_call_chunks=[{"name": "Block", "args": '{"pos', "id": "c1", "index": 0}],
+    )
+    [args] = map_chunk("r1", "messages", (call, meta))
+    assert isinstance(args, TokenDelta) and args.text == '{"pos'
+    assert map_chunk("r1", "messages", (AIMessageChunk(content=""), meta)) == []
+    assert map_chunk("r1", "messages", (AIMessageChunk(content="x"), {})) == []  # no node

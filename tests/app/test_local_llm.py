@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,27 @@ async def test_server_chat_and_structured_output(tmp_path: Path) -> None:
         assert out.ok, out.error  # grammar-constrained: valid enum and bounds
         assert out.value is not None and [r.horizon.value for r in out.value] == ["1d", "1w", "1m"]
     assert not _port_open(server.port)  # stopped on exit
+
+
+async def test_streamed_answers_parse_and_count_like_unstreamed(tmp_path: Path) -> None:
+    """The web page streams: llama-cpp-python repeats the tool name in every delta and sends
+    no usage in streams; LlamaCppChat repairs both (else the merged name was 'PickPick...')."""
+    with LocalLlamaServer(bundled_model_path(), log_path=tmp_path / "llama.log") as server:
+        models = ModelFactory(Settings(data_dir=tmp_path), local_base_url=server.base_url)
+        model = models.chat("extractor").model
+        bound = model.bind_tools([RecommendationBlock], tool_choice="RecommendationBlock")
+        prompt = render("shared/extract_recommendations", report="1-day: LONG, conviction 75%.")
+        chunks = [c async for c in bound.astream(prompt.messages())]
+        assert len(chunks) > 3  # really streamed
+        total: Any = chunks[0]
+        for c in chunks[1:]:
+            total = total + c
+        assert [c["name"] for c in total.tool_calls] == ["RecommendationBlock"]
+        assert total.usage_metadata["output_tokens"] > 3
+        assert total.usage_metadata["input_tokens"] > 50  # the prompt and the tool schema
+        text_chunks = [c async for c in model.astream("Say hello.")]
+        usage = [c.usage_metadata for c in text_chunks if c.usage_metadata]
+        assert len(usage) == 1 and usage[0]["output_tokens"] > 0
 
 
 def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:

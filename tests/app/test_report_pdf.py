@@ -7,6 +7,7 @@ import re
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from app.pdf import report_pdf
 from core.contract import Report
@@ -58,3 +59,27 @@ def test_html_in_the_report_is_printed_not_interpreted(tmp_path: Path) -> None:
 def test_non_latin_text_falls_back_without_error(tmp_path: Path) -> None:
     pdf = report_pdf(_report("Résumé: guidance → up, 收入 增长"), font_dir=tmp_path)
     assert "Résumé" in _pdf_text(pdf)
+
+
+def test_formatting_in_table_cells_and_images(tmp_path: Path) -> None:
+    """fpdf2 lays out plain text in cells only (a `code` span in a cell was a 500), and a
+    Markdown image must never make the server open a path or URL."""
+    secret = tmp_path / "secret.png"
+    md = (
+        "| Horizon | Rationale |\n|---|---|\n"
+        "| `1d` | **Beat** on `EPS` and [guidance](https://example.com) |\n\n"
+        f"![a chart]({secret}) and ![remote](http://10.0.0.1/x.png)\n"
+    )
+    text = _pdf_text(report_pdf(_report(md), font_dir=tmp_path))
+    assert "Beat on EPS and guidance" in text and "a chart" in text and "remote" in text
+
+
+def test_layout_refusal_prints_the_source(tmp_path: Path, monkeypatch: Any) -> None:
+    import app.pdf
+
+    def refuse(markdown: str) -> str:
+        raise NotImplementedError("unsupported")
+
+    monkeypatch.setattr(app.pdf, "_html", refuse)
+    text = _pdf_text(report_pdf(_report("# Title\n\n| a |\n|---|\n| `x` |"), font_dir=tmp_path))
+    assert "# Title" in text and "| `x` |" in text

@@ -154,12 +154,16 @@ def test_html_in_the_input_is_shown_as_text(server: Server, page: Any) -> None:
         "**CFO**: Margins held. [click](javascript:window.__pwned='link')\n"
     )
     run_id = server.start_run(
-        hostile, pipeline="zero_shot", company='<img src=x onerror="window.__pwned=1">Acme'
+        hostile,
+        pipeline="zero_shot",
+        company='<img src=x onerror="window.__pwned=1">Acme' + "Z" * 150,
     )
     page.goto(f"{server.url}/#/runs/{run_id}")
     wait_report(page)
     title = page.locator(".run-head h2").inner_text()
     assert title.startswith("<img src=x onerror=")  # the name, shown as the text it is
+    # a 150-character word wraps instead of widening the page
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.locator('.md button.fig.grounded[data-figure="10.7%"]').first.click()
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     passage = page.locator("#drawer .passage").inner_text()

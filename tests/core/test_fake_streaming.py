@@ -44,7 +44,7 @@ async def test_tool_calls_arrive_whole_when_streamed() -> None:
     model = FakeModels(default=Script.of(default={"choice": "b"}), stream=True).chat("x").model
     bound = model.bind_tools([Pick])
     chunks = [c async for c in bound.astream("pick")]
-    total = chunks[0]
+    total: Any = chunks[0]
     for c in chunks[1:]:
         total = total + c
     assert total.tool_calls[0]["name"] == "Pick" and total.tool_calls[0]["args"] == {"choice": "b"}
