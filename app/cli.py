@@ -246,6 +246,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    wk = sub.add_parser(
+        "worker",
+        help="execute queued runs (needs EDESK_DATABASE_URL and EDESK_REDIS_URL; start many)",
+    )
+    wk.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return parser
 
 
@@ -259,6 +264,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Chroma/model request
     # uvicorn's own access log prints query strings (which may hold an access_token): ours
     # (app.api) logs method, path, status and time only.
     uvicorn.run(
@@ -268,6 +274,21 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         log_level=args.log_level,
         access_log=False,
     )
+    return EXIT_OK
+
+
+def worker(args: argparse.Namespace, settings: Settings) -> int:
+    import logging
+
+    from app.worker import run_worker
+
+    if not (settings.database_url and settings.redis_url):
+        raise ConfigError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Chroma/model request
+    asyncio.run(run_worker(settings))
     return EXIT_OK
 
 
@@ -297,10 +318,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         err.print(f"[red]error:[/] invalid EDESK_ settings:\n{exc}")
         return EXIT_USAGE
-    if args.command == "serve":
+    if args.command in ("serve", "worker"):
         try:
-            return serve(args, settings)
-        except (ConfigError, LocalModelError) as exc:
+            return serve(args, settings) if args.command == "serve" else worker(args, settings)
+        except (ConfigError, LocalModelError, ValueError) as exc:
             err.print(f"[red]error:[/] {exc}", highlight=False)
             return EXIT_USAGE
     try:

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 import aiosqlite
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
@@ -48,6 +49,29 @@ class RunOutcome:
     events: list[BaseModel] = field(default_factory=list)
 
 
+def is_infra_error(exc: BaseException) -> bool:
+    """A lost connection to the database or the queue (an outage to wait out), as opposed to a
+    failure of the run itself."""
+    import psycopg
+    import psycopg_pool
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    infra = (
+        psycopg.OperationalError,
+        psycopg.InterfaceError,
+        psycopg_pool.PoolTimeout,
+        RedisConnectionError,
+        RedisTimeoutError,
+    )
+    seen: BaseException | None = exc
+    while seen is not None:  # also when wrapped (raise ... from)
+        if isinstance(seen, infra):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def options_from(settings: Settings) -> RunOptions:
     """The run options' defaults: the same-named settings, with the word budgets resolved for
     the provider."""
@@ -66,6 +90,40 @@ def model_note(settings: Settings) -> str | None:
     return None
 
 
+@asynccontextmanager
+async def _checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """LangGraph checkpoints: SQLite in data_dir, or PostgreSQL with EDESK_DATABASE_URL."""
+    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
+    if settings.database_url:
+        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+        from psycopg.rows import dict_row
+        from psycopg_pool import AsyncConnectionPool
+
+        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+            settings.database_url,
+            min_size=1,
+            max_size=10,
+            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            check=AsyncConnectionPool.check_connection,  # a restarted server: reconnect
+            open=False,
+        )
+        await pool.open(wait=True, timeout=30.0)
+        try:
+            pg = AsyncPostgresSaver(pool, serde=serde)
+            await pg.setup()  # LangGraph's own migrations
+            yield pg
+        finally:
+            await pool.close()
+        return
+    conn = await aiosqlite.connect(str(settings.checkpoints_path))
+    try:
+        saver = AsyncSqliteSaver(conn, serde=serde)
+        await saver.setup()
+        yield saver
+    finally:
+        await conn.close()
+
+
 class Engine:
     def __init__(
         self,
@@ -73,7 +131,7 @@ class Engine:
         models: ModelSource,
         index: TranscriptIndex,
         graphs: dict[str, CompiledStateGraph[Any, Any, Any, Any]],
-        checkpointer: AsyncSqliteSaver,
+        checkpointer: BaseCheckpointSaver[Any],
     ) -> None:
         self.settings = settings
         self.checkpointer = checkpointer
@@ -118,18 +176,16 @@ class Engine:
             if embeddings is None:
                 lazy = LazyEmbeddings(settings)
                 embeddings, embedding_name = lazy, lazy.name
-            index = await asyncio.to_thread(
-                TranscriptIndex.on_disk,
-                settings.chroma_path,
-                embeddings,
-                embedding_name or type(embeddings).__name__,
-            )
-            conn = await aiosqlite.connect(str(settings.checkpoints_path))
-            stack.push_async_callback(conn.close)
-            saver = AsyncSqliteSaver(
-                conn, serde=JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
-            )
-            await saver.setup()
+            name = embedding_name or type(embeddings).__name__
+            if settings.chroma_url:
+                index = await asyncio.to_thread(
+                    TranscriptIndex.remote, settings.chroma_url, embeddings, name
+                )
+            else:
+                index = await asyncio.to_thread(
+                    TranscriptIndex.on_disk, settings.chroma_path, embeddings, name
+                )
+            saver = await stack.enter_async_context(_checkpointer(settings))
             graphs = {
                 name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
             }

@@ -1,22 +1,24 @@
-"""Run execution for the service: a bounded pool, durable status and event log, cancel, delete,
-resume on start-up, and live fan-out of events to SSE subscribers (per run, never global)."""
+"""Run execution for the service. `RunExecutor` runs one run (status, event log, report) and is
+shared by the API process (embedded mode: a bounded pool of tasks, resume on start-up) and by
+`earnings-desk worker` processes (EDESK_REDIS_URL: runs go through the arq queue). `RunManager`
+is what the API routes use: submit, stream (log replay + live bus), wait, cancel, delete."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import fields, replace
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from app.engine import Engine, RunOutcome
+from app.bus import WAKE, Bus
+from app.engine import Engine, RunOutcome, is_infra_error
 from app.events import RunError, RunFinished, TokenDelta
 from app.settings import Settings
-from app.store import TERMINAL, RunRecord, RunStore, now
+from app.store import TERMINAL, RunRecord, Store, now
 from core.context import RunControl, RunOptions
 from core.contract import NodeTrace
 from core.inputs import Financials, Prices
@@ -42,89 +44,69 @@ def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> floa
     return round(total, 6) if priced else None
 
 
-class RunManager:
-    def __init__(self, engine: Engine, store: RunStore, settings: Settings) -> None:
+class RunQueue(Protocol):
+    """Where the API hands runs to workers (app.queue.ArqQueue)."""
+
+    async def enqueue(self, run_id: str) -> str: ...
+    async def ping(self) -> None: ...
+    async def close(self) -> None: ...
+
+
+class RunExecutor:
+    """Executes one run: marks it running, runs (or resumes) its pipeline, writes the final
+    status and report, and publishes every event to the store's log and the bus."""
+
+    def __init__(self, engine: Engine, store: Store, bus: Bus, settings: Settings) -> None:
         self.engine = engine
         self.store = store
+        self.bus = bus
         self.settings = settings
-        self._pool = asyncio.Semaphore(settings.max_runs)
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._controls: dict[str, RunControl] = {}
-        self._signals: dict[str, asyncio.Event] = {}
-        self._token_subs: dict[str, set[asyncio.Queue[TokenDelta]]] = {}
 
-    # -- lifecycle ---------------------------------------------------------------------------
-
-    async def submit(self, record: RunRecord) -> None:
-        """Store the run (queued) and schedule it; returns at once."""
-        await self.store.create(record)
-        self._spawn(record.id, resume=False)
-
-    async def resume_unfinished(self) -> list[str]:
-        """On start-up: finish what a dead process left. Runs with a checkpoint resume from it
-        (finished nodes are not re-run); queued runs start."""
-        resumed = []
-        for record in await self.store.unfinished():
-            snapshot = await self.engine.graphs[record.pipeline].aget_state(
-                {"configurable": {"thread_id": record.id}}
-            )
-            self._spawn(record.id, resume=bool(snapshot.values))
-            resumed.append(record.id)
-        if resumed:
-            log.info("resuming %d unfinished run(s)", len(resumed))
-        return resumed
-
-    async def shutdown(self) -> None:
-        """Stop running tasks; their runs stay `running` and resume at the next start."""
-        tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    def _spawn(self, run_id: str, *, resume: bool) -> None:
-        task = asyncio.create_task(self._execute(run_id, resume=resume), name=f"run-{run_id}")
-        self._tasks[run_id] = task
-        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
-
-    async def _execute(self, run_id: str, *, resume: bool) -> None:
-        record = await self.store.get(run_id)
-        if record is None:
-            return
-        control = RunControl(
+    def control_for(self, record: RunRecord) -> RunControl:
+        return RunControl(
             token_budget=record.input.options.get("token_budget", self.settings.token_budget)
         )
-        self._controls[run_id] = control
+
+    async def has_checkpoint(self, record: RunRecord) -> bool:
+        snapshot = await self.engine.graphs[record.pipeline].aget_state(
+            {"configurable": {"thread_id": record.id}}
+        )
+        return bool(snapshot.values)
+
+    async def execute(
+        self, record: RunRecord, control: RunControl, *, resume: bool, infra_raises: bool = False
+    ) -> None:
+        """Run it to its end. Failures inside the run end it `failed` (node and reason kept).
+        With `infra_raises` (workers), a lost database or queue connection is raised instead,
+        so the run is retried from its checkpoint rather than failed for an outage."""
+        run_id = record.id
         try:
-            async with self._pool:
-                record = await self.store.get(run_id)
-                if record is None or record.status in TERMINAL:
-                    return  # deleted or cancelled while queued
-                control.cancelled = record.cancel_requested  # asked before a restart
-                await self.store.update(run_id, status="running", started_at=now())
-                log.info(
-                    "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""
-                )
-                outcome = await self.engine.run(
-                    record.pipeline,
-                    None if resume else parse_transcript(record.input.transcript),
-                    record.input.call,
-                    run_id=run_id,
-                    on_event=lambda e: self._on_event(run_id, e),
-                    options=self._options(record),
-                    control=control,
-                    stream_tokens=bool(record.input.options.get("stream_tokens", False)),
-                    durability="sync",  # survive SIGKILL without re-running finished nodes
-                    financials=Financials.model_validate(record.input.financials)
-                    if record.input.financials
-                    else None,
-                    prices=Prices.model_validate(record.input.prices)
-                    if record.input.prices
-                    else None,
-                )
-                await self._finish(record, outcome)
+            control.cancelled = record.cancel_requested  # asked before a restart
+            await self.store.update(run_id, status="running", started_at=now())
+            log.info(
+                "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""
+            )
+            outcome = await self.engine.run(
+                record.pipeline,
+                None if resume else parse_transcript(record.input.transcript),
+                record.input.call,
+                run_id=run_id,
+                on_event=lambda e: self._on_event(run_id, e),
+                options=self._options(record),
+                control=control,
+                stream_tokens=bool(record.input.options.get("stream_tokens", False)),
+                durability="sync",  # survive SIGKILL without re-running finished nodes
+                financials=Financials.model_validate(record.input.financials)
+                if record.input.financials
+                else None,
+                prices=Prices.model_validate(record.input.prices) if record.input.prices else None,
+            )
+            await self._finish(record, outcome)
         except asyncio.CancelledError:
-            raise  # process shutting down: the run stays `running` and resumes at next start
+            raise  # process shutting down: the run stays `running` and is resumed
         except Exception as exc:  # outside the graph (store, bad checkpoint): fail the run loudly
+            if infra_raises and is_infra_error(exc):
+                raise
             log.exception("run %s crashed outside the graph", run_id)
             await self.store.update(
                 run_id,
@@ -133,10 +115,8 @@ class RunManager:
                 error=f"{type(exc).__name__}: {exc}",
                 reason="error",
             )
-            await self._publish(run_id, RunError(run_id=run_id, message=str(exc)))
-            await self._publish(run_id, RunFinished(run_id=run_id, status="failed", reason="error"))
-        finally:
-            self._controls.pop(run_id, None)
+            await self.publish(run_id, RunError(run_id=run_id, message=str(exc)))
+            await self.publish(run_id, RunFinished(run_id=run_id, status="failed", reason="error"))
 
     def _options(self, record: RunRecord) -> RunOptions:
         given: dict[str, Any] = {
@@ -166,7 +146,7 @@ class RunManager:
         )
         finished = next(e for e in reversed(outcome.events) if isinstance(e, RunFinished))
         url = f"/v1/runs/{record.id}/report.md" if outcome.report else None
-        await self._publish(record.id, finished.model_copy(update={"report_url": url}))
+        await self.publish(record.id, finished.model_copy(update={"report_url": url}))
         log.info("run %s finished: %s", record.id, outcome.status)
 
     async def _trace(self, run_id: str, outcome: RunOutcome) -> list[NodeTrace]:
@@ -177,108 +157,153 @@ class RunManager:
         )
         return list(snapshot.values.get("trace", []))
 
-    # -- events ------------------------------------------------------------------------------
-
     async def _on_event(self, run_id: str, event: BaseModel) -> None:
         if isinstance(event, TokenDelta):
-            for queue in self._token_subs.get(run_id, ()):
-                queue.put_nowait(event)
+            await self.bus.token(event)
             return
         if isinstance(event, RunFinished):
             return  # published by _finish once the run's record is final
-        await self._publish(run_id, event)
+        await self.publish(run_id, event)
 
-    async def _publish(self, run_id: str, event: BaseModel) -> None:
+    async def publish(self, run_id: str, event: BaseModel) -> None:
         await self.store.append_event(run_id, event)
-        signal = self._signals.pop(run_id, None)
-        if signal is not None:
-            signal.set()
+        await self.bus.notify(run_id)
 
-    def _signal(self, run_id: str) -> asyncio.Event:
-        return self._signals.setdefault(run_id, asyncio.Event())
+
+class RunManager:
+    """The API side. Embedded mode (`queue=None`): runs execute here, at most `max_runs` at
+    once, and unfinished runs resume at start-up. Queue mode: runs are enqueued for workers."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        store: Store,
+        settings: Settings,
+        bus: Bus,
+        queue: RunQueue | None = None,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.settings = settings
+        self.bus = bus
+        self.queue = queue
+        self.executor = RunExecutor(engine, store, bus, settings)
+        self._pool = asyncio.Semaphore(settings.max_runs)
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._controls: dict[str, RunControl] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def submit(self, record: RunRecord) -> None:
+        """Store the run (queued) and schedule it; returns at once. Once stored, the run is
+        never lost: if the queue is unreachable now, the workers' sweeper enqueues it later."""
+        await self.store.create(record)
+        if self.queue is None:
+            self._spawn(record.id, resume=False)
+            return
+        try:
+            await self.queue.enqueue(record.id)
+        except Exception as exc:
+            log.warning("run %s stored but not enqueued (%s); the sweeper will", record.id, exc)
+
+    async def resume_unfinished(self) -> list[str]:
+        """Embedded mode, on start-up: finish what a dead process left. Runs with a checkpoint
+        resume from it (finished nodes are not re-run); queued runs start. (Queue mode: the
+        workers' sweeper does this.)"""
+        if self.queue is not None:
+            return []
+        resumed = []
+        for record in await self.store.unfinished():
+            self._spawn(record.id, resume=await self.executor.has_checkpoint(record))
+            resumed.append(record.id)
+        if resumed:
+            log.info("resuming %d unfinished run(s)", len(resumed))
+        return resumed
+
+    async def shutdown(self) -> None:
+        """Stop running tasks; their runs stay `running` and resume at the next start."""
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _spawn(self, run_id: str, *, resume: bool) -> None:
+        task = asyncio.create_task(self._execute(run_id, resume=resume), name=f"run-{run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
+
+    async def _execute(self, run_id: str, *, resume: bool) -> None:
+        record = await self.store.get(run_id)
+        if record is None:
+            return
+        control = self.executor.control_for(record)
+        self._controls[run_id] = control
+        try:
+            async with self._pool:
+                record = await self.store.get(run_id)
+                if record is None or record.status in TERMINAL:
+                    return  # deleted or cancelled while queued
+                await self.executor.execute(record, control, resume=resume)
+        finally:
+            self._controls.pop(run_id, None)
+
+    # -- events ------------------------------------------------------------------------------
 
     async def stream(
         self, run_id: str, *, after: int = 0, tokens: bool = False
     ) -> AsyncIterator[dict[str, Any]]:
         """SSE messages for one run: the stored log after `after`, then live events until
         run_finished. Token events (live only) when asked."""
-        queue: asyncio.Queue[TokenDelta] | None = None
-        if tokens:
-            queue = asyncio.Queue()
-            self._token_subs.setdefault(run_id, set()).add(queue)
         token_n = 0
-        try:
+        async with self.bus.listen(run_id, tokens=tokens) as inbox:
             while True:
-                events = await self.store.events(run_id, after=after)
-                signal = None
-                if not events:
-                    # register for wake-up, then look again: nothing can slip in between
-                    signal = self._signal(run_id)
-                    events = await self.store.events(run_id, after=after)
-                for ev in events:
+                # listening before reading: an event stored after this read wakes us
+                for ev in await self.store.events(run_id, after=after):
                     after = ev.seq
                     yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
                     if ev.type == "run_finished":
                         return
-                if events or signal is None:
-                    continue
-                record = await self.store.get(run_id)
-                if record is None:
+                if await self.store.get(run_id) is None:
                     return
-                waiters: list[asyncio.Future[Any]] = [asyncio.ensure_future(signal.wait())]
-                if queue is not None:
-                    waiters.append(asyncio.ensure_future(queue.get()))
-                done, pending = await asyncio.wait(
-                    waiters, timeout=5.0, return_when=asyncio.FIRST_COMPLETED
-                )
-                for fut in pending:
-                    fut.cancel()
-                for fut in done:
-                    result = fut.result()
-                    if isinstance(result, TokenDelta):
+                item = await inbox.get(timeout=self.settings.sse_poll)
+                while item is not None:
+                    if isinstance(item, TokenDelta):
                         token_n += 1
                         yield {
                             "id": f"{after}.{token_n}",
                             "event": "token",
-                            "data": result.model_dump_json(),
+                            "data": item.model_dump_json(),
                         }
-                while queue is not None and not queue.empty():
-                    token_n += 1
-                    yield {
-                        "id": f"{after}.{token_n}",
-                        "event": "token",
-                        "data": queue.get_nowait().model_dump_json(),
-                    }
-        finally:
-            if queue is not None:
-                self._token_subs.get(run_id, set()).discard(queue)
+                    if inbox.queue.empty():
+                        break
+                    item = inbox.queue.get_nowait()
 
     async def wait_finished(self, run_id: str) -> RunRecord | None:
-        while True:
-            signal = self._signal(run_id)
-            record = await self.store.get(run_id)
-            if record is None or record.status in TERMINAL:
-                return record
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(signal.wait(), timeout=5.0)
+        async with self.bus.listen(run_id, tokens=False) as inbox:
+            while True:
+                record = await self.store.get(run_id)
+                if record is None or record.status in TERMINAL:
+                    return record
+                while await inbox.get(timeout=self.settings.sse_poll) not in (None, WAKE):
+                    pass
 
     # -- control -----------------------------------------------------------------------------
 
     async def cancel(self, run_id: str) -> RunRecord | None:
-        """Queued: cancelled at once. Running: stops at the next node boundary."""
+        """Queued: cancelled at once. Running: stops at the next node boundary (its worker
+        sees the request when it renews its lease)."""
         record = await self.store.get(run_id)
         if record is None or record.status in TERMINAL:
             return record
         await self.store.update(run_id, cancel_requested=True)
-        control = self._controls.get(run_id)
-        if record.status == "queued":
-            await self.store.update(
-                run_id, status="cancelled", finished_at=now(), reason="cancelled"
-            )
-            await self._publish(
+        cancelled_queued = await self.store.update_if_status(
+            run_id, {"queued"}, status="cancelled", finished_at=now(), reason="cancelled"
+        )
+        if cancelled_queued:
+            await self.executor.publish(
                 run_id, RunFinished(run_id=run_id, status="cancelled", reason="cancelled")
             )
-        elif control is not None:
+        elif (control := self._controls.get(run_id)) is not None:
             control.cancelled = True
         return await self.store.get(run_id)
 
@@ -291,5 +316,4 @@ class RunManager:
             await asyncio.gather(task, return_exceptions=True)
         await self.store.delete(run_id)
         await self.engine.checkpointer.adelete_thread(run_id)
-        self._signal(run_id).set()
-        self._signals.pop(run_id, None)
+        await self.bus.notify(run_id)

@@ -188,6 +188,28 @@ class Settings(BaseSettings):
         "inline `calls` always work)",
     )
     sse_heartbeat: float = 15.0
+    sse_poll: float = Field(
+        default=5.0, description="seconds a stream waits for a wake-up before re-reading the log"
+    )
+
+    # scale-out (README "Running at scale"); unset = the embedded single-process defaults
+    database_url: str | None = Field(
+        default=None,
+        description="postgresql://user:pass@host/db: runs, events and checkpoints in PostgreSQL",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="redis://host:6379/0: runs execute on `earnings-desk worker` processes "
+        "(arq queue) and live events fan out through Redis; needs EDESK_DATABASE_URL",
+    )
+    chroma_url: str | None = Field(
+        default=None, description="http://host:8000: a Chroma server instead of data_dir/chroma"
+    )
+    lease_seconds: float = Field(
+        default=20.0,
+        description="a worker's hold on a run, renewed every third of it; a dead worker's runs "
+        "are resumed by another once it lapses",
+    )
     fake_latency: float = Field(default=0.0, description="seconds per call for provider=fake")
 
     max_transcript_bytes: int = 1_000_000
@@ -281,6 +303,15 @@ class Settings(BaseSettings):
             ensemble_variants=self.ensemble_variants,
             feedback_iterations=self.feedback_iterations,
         )
+        if self.redis_url and not self.database_url:
+            raise ValueError(
+                "EDESK_REDIS_URL (workers) needs EDESK_DATABASE_URL: API and workers share "
+                "runs and checkpoints through PostgreSQL"
+            )
+        if self.database_url and not self.database_url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("EDESK_DATABASE_URL must be a postgresql:// URL")
+        if self.lease_seconds < 3:
+            raise ValueError("lease_seconds must be >= 3")
         if self.max_retries < 0 or self.parse_retries < 0:
             raise ValueError("retry counts must be >= 0")
         uses_openai = self.provider == "openai" or any(

@@ -7,7 +7,7 @@ import asyncio
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import aiosqlite
 from pydantic import BaseModel, Field
@@ -95,17 +95,22 @@ _COLUMNS = (
 _UPDATABLE = frozenset(_COLUMNS.replace(" ", "").split(",")) - {"id", "created_at", "input"}
 
 
-def _dt(value: str | None) -> datetime | None:
+def _dt(value: str | datetime | None) -> datetime | None:
+    if isinstance(value, datetime):
+        return value
     return datetime.fromisoformat(value) if value else None
 
 
-def _record(row: aiosqlite.Row) -> RunRecord:
+def to_record(row: Any) -> RunRecord:
+    """A row (SQLite or PostgreSQL, by column name) -> RunRecord."""
+    created = _dt(row["created_at"])
+    assert created is not None
     return RunRecord(
         id=row["id"],
         pipeline=row["pipeline"],
         status=row["status"],
         owner=row["owner"],
-        created_at=datetime.fromisoformat(row["created_at"]),
+        created_at=created,
         started_at=_dt(row["started_at"]),
         finished_at=_dt(row["finished_at"]),
         input=RunInput.model_validate_json(row["input"]),
@@ -120,7 +125,43 @@ def _record(row: aiosqlite.Row) -> RunRecord:
     )
 
 
-class RunStore:
+def column_value(value: Any) -> Any:
+    """A Python value as stored: JSON for models, ints for flags, ISO text for times (SQLite;
+    the PostgreSQL store keeps datetimes as they are)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+class Store(Protocol):
+    """What the API and the run executor need from the run store (SQLite or PostgreSQL)."""
+
+    async def close(self) -> None: ...
+    async def ping(self) -> None: ...
+    async def create(self, record: RunRecord) -> None: ...
+    async def get(self, run_id: str) -> RunRecord | None: ...
+    async def list_runs(
+        self,
+        *,
+        owner: str | None,
+        status: str | None = None,
+        pipeline: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[RunRecord], int]: ...
+    async def update(self, run_id: str, **fields: Any) -> None: ...
+    async def update_if_status(self, run_id: str, statuses: set[str], **fields: Any) -> bool: ...
+    async def unfinished(self) -> list[RunRecord]: ...
+    async def delete(self, run_id: str) -> None: ...
+    async def append_event(self, run_id: str, event: BaseModel) -> int: ...
+    async def events(self, run_id: str, *, after: int = 0) -> list[StoredEvent]: ...
+
+
+class RunStore(Store):
+    """SQLite (the embedded default)."""
+
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self._conn = conn
         # one connection shared by every coroutine: a write (statement + commit) must not
@@ -180,7 +221,7 @@ class RunStore:
 
     async def get(self, run_id: str) -> RunRecord | None:
         rows = await self._fetch(f"SELECT {_COLUMNS} FROM runs WHERE id = ?", (run_id,))
-        return _record(rows[0]) if rows else None
+        return to_record(rows[0]) if rows else None
 
     async def list_runs(
         self,
@@ -208,31 +249,39 @@ class RunStore:
             "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
             [*args, limit, offset],
         )
-        return [_record(r) for r in rows], int(total[0][0])
+        return [to_record(r) for r in rows], int(total[0][0])
 
     async def update(self, run_id: str, **fields: Any) -> None:
         if not fields:
             return
+        sets, values = self._sets(fields)
+        await self._exec(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
+
+    @staticmethod
+    def _sets(fields: dict[str, Any]) -> tuple[str, list[Any]]:
         unknown = set(fields) - _UPDATABLE
         if unknown:
             raise KeyError(f"not updatable run fields: {sorted(unknown)}")
-        values = []
-        for value in fields.values():
-            if isinstance(value, datetime):
-                value = value.isoformat()
-            elif isinstance(value, BaseModel):
-                value = value.model_dump_json()
-            elif isinstance(value, bool):
-                value = int(value)
-            values.append(value)
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        await self._exec(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
+        values = [
+            v.isoformat() if isinstance(v, datetime) else column_value(v) for v in fields.values()
+        ]
+        return ", ".join(f"{k} = ?" for k in fields), values
+
+    async def update_if_status(self, run_id: str, statuses: set[str], **fields: Any) -> bool:
+        """Update only while the run's status is one of `statuses`; False if it was not."""
+        sets, values = self._sets(fields)
+        marks = ", ".join("?" * len(statuses))
+        rows = await self._exec(
+            f"UPDATE runs SET {sets} WHERE id = ? AND status IN ({marks}) RETURNING id",
+            [*values, run_id, *sorted(statuses)],
+        )
+        return bool(rows)
 
     async def unfinished(self) -> list[RunRecord]:
         rows = await self._fetch(
             f"SELECT {_COLUMNS} FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at"
         )
-        return [_record(r) for r in rows]
+        return [to_record(r) for r in rows]
 
     async def delete(self, run_id: str) -> None:
         await self._exec("DELETE FROM events WHERE run_id = ?", (run_id,))

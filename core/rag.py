@@ -135,6 +135,25 @@ class TranscriptIndex:
         )
         return cls(client, embeddings, embedding_name)
 
+    @classmethod
+    def remote(cls, url: str, embeddings: Embeddings, embedding_name: str) -> TranscriptIndex:
+        """A Chroma server (`chroma run`), shared by every worker."""
+        from urllib.parse import urlsplit
+
+        import chromadb
+        from chromadb.config import Settings
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"EDESK_CHROMA_URL must be http(s)://host:port, not {url!r}")
+        client = chromadb.HttpClient(
+            host=parts.hostname,
+            port=parts.port or (443 if parts.scheme == "https" else 8000),
+            ssl=parts.scheme == "https",
+            settings=Settings(anonymized_telemetry=False),
+        )
+        return cls(client, embeddings, embedding_name)
+
     def heartbeat(self) -> None:
         """Raises if the vector store does not answer."""
         self._client.heartbeat()
@@ -166,9 +185,8 @@ class TranscriptIndex:
             existing = store._collection.count()
             if existing == len(chunks):
                 return IngestResult(name, len(chunks), reused=True)
-            if existing:  # a partial index from an interrupted ingest: start over
-                store.delete_collection()
-                store = self._store(name)
+            # chunk ids are fixed by the transcript, so a partial index (an interrupted ingest)
+            # or another worker ingesting the same call at once just upserts the same entries
             store.add_texts(
                 texts=[c.text for c in chunks],
                 metadatas=[_metadata(c) for c in chunks],

@@ -31,14 +31,21 @@ if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] && [ "$(id -u)" -eq 
     || echo "setup: fonts-dejavu-core not installed; PDFs use Latin-1 only" >&2
 fi
 
-# --dev: the browser tests drive Debian's Chromium through Playwright (no browser download).
-if [ -n "$extras" ] && ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" -eq 0 ]; then
-    echo "setup: installing Debian package chromium (browser tests)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    echo "setup: Chromium is missing; the browser tests need it: sudo apt-get install chromium" >&2
+# --dev: the browser tests drive Debian's Chromium through Playwright (no browser download);
+# the integration tests start real PostgreSQL and Redis servers from Debian's packages.
+if [ -n "$extras" ]; then
+  dev_apt=()
+  command -v chromium >/dev/null 2>&1 || dev_apt+=(chromium)
+  ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || dev_apt+=(postgresql)
+  command -v redis-server >/dev/null 2>&1 || dev_apt+=(redis-server)
+  if [ ${#dev_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "setup: installing Debian packages for the tests: ${dev_apt[*]}"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${dev_apt[@]}" >/dev/null
+    else
+      echo "setup: the browser/integration tests need: sudo apt-get install ${dev_apt[*]}" >&2
+    fi
   fi
 fi
 

@@ -21,11 +21,11 @@ from app.api.routes_meta import pipeline_info
 from app.api.routes_meta import router as meta_router
 from app.api.routes_runs import router as runs_router
 from app.api.schemas import RunCreate
+from app.backends import open_backends
 from app.engine import Engine
 from app.evaluation.service import EvalManager
 from app.runs import RunManager
 from app.settings import Settings
-from app.store import RunStore
 from core.llm import ModelSource
 from graphs import PIPELINES
 
@@ -47,8 +47,8 @@ def create_app(
         async with Engine.open(
             cfg, models=models, embeddings=embeddings, embedding_name=embedding_name
         ) as engine:
-            store = await RunStore.open(cfg.runs_path)
-            manager = RunManager(engine, store, cfg)
+            store, bus, queue = await open_backends(cfg)
+            manager = RunManager(engine, store, cfg, bus, queue)
             app.state.manager = manager
             app.state.evals = EvalManager(engine, cfg.data_dir / "evals")
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
@@ -58,6 +58,9 @@ def create_app(
             finally:
                 await app.state.evals.shutdown()
                 await manager.shutdown()
+                if queue is not None:
+                    await queue.close()
+                await bus.close()
                 await store.close()
 
     app = FastAPI(

@@ -65,6 +65,12 @@ async def readyz(manager: ManagerDep) -> JSONResponse:
         checks["run_store"] = "ok"
     except Exception as exc:  # reported, not raised: this is the probe's answer
         checks["run_store"] = f"error: {exc}"
+    if manager.queue is not None:
+        try:
+            await manager.queue.ping()
+            checks["queue"] = "ok"
+        except Exception as exc:
+            checks["queue"] = f"error: {exc}"
     try:
         await asyncio.to_thread(manager.engine.index.heartbeat)
         checks["vector_store"] = "ok"

@@ -1,0 +1,171 @@
+"""`earnings-desk worker`: executes runs taken from the arq queue (EDESK_REDIS_URL), with runs,
+events and checkpoints in PostgreSQL (EDESK_DATABASE_URL). Start as many as you like, on as many
+machines; API replicas never execute runs in this mode.
+
+How nothing is lost or run twice:
+- a worker executes a run only while it holds the run's lease in PostgreSQL, renewed every
+  couple of seconds; a second delivery of the same job finds the lease held and does nothing;
+- a worker that dies stops renewing; once the lease lapses, any worker's sweeper re-enqueues the
+  run and the worker that takes it resumes from the last checkpoint (finished nodes are not run
+  again: checkpoints are written before the next step starts);
+- a database or Redis outage is waited out (the job is retried from the checkpoint), never
+  recorded as a failure of the run; runs stored while Redis was away (or lost with it) are
+  found in PostgreSQL by the sweeper and enqueued again;
+- a worker that cannot renew its lease for a whole lease period stops the run itself, so two
+  workers never execute one run at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import time
+from datetime import timedelta
+from typing import Any
+
+from arq import Retry
+from arq.worker import Worker, func
+
+from app.bus import RedisBus
+from app.engine import Engine, is_infra_error
+from app.queue import JOB, ArqQueue
+from app.runs import RunExecutor
+from app.settings import Settings
+from app.store import TERMINAL
+from app.store_pg import PgRunStore
+from core.context import RunControl
+from core.llm import ModelSource
+
+log = logging.getLogger("earnings_desk.worker")
+
+
+class WorkerNode:
+    def __init__(
+        self, settings: Settings, executor: RunExecutor, store: PgRunStore, queue: ArqQueue
+    ) -> None:
+        self.settings = settings
+        self.executor = executor
+        self.store = store
+        self.queue = queue
+        self.id = f"{socket.gethostname()}:{os.getpid()}"
+        self.lease = timedelta(seconds=settings.lease_seconds)
+        self.executed: list[str] = []  # run ids this process executed (tests, benchmarks)
+
+    async def run_job(self, ctx: dict[str, Any], run_id: str) -> str:
+        try:
+            record = await self.store.claim(run_id, self.id, self.lease)
+        except Exception as exc:
+            if is_infra_error(exc):
+                raise Retry(defer=2) from exc
+            raise
+        if record is None or record.status in TERMINAL:
+            return "not claimed (finished, gone, or held by a live worker)"
+        control = self.executor.control_for(record)
+        task = asyncio.current_task()
+        assert task is not None
+        beat = asyncio.create_task(self._heartbeat(run_id, control, task))
+        try:
+            resume = await self.executor.has_checkpoint(record)
+            self.executed.append(run_id)
+            await self.executor.execute(record, control, resume=resume, infra_raises=True)
+            return "done"
+        except Exception as exc:
+            if is_infra_error(exc):
+                log.warning("run %s: %s; retrying from its checkpoint", run_id, exc)
+                raise Retry(defer=2) from exc
+            raise
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await beat
+            with contextlib.suppress(Exception):
+                await self.store.release(run_id, self.id)
+
+    async def _heartbeat(self, run_id: str, control: RunControl, task: asyncio.Task[Any]) -> None:
+        every = min(self.settings.lease_seconds / 3, 2.0)
+        last_ok = time.monotonic()
+        while True:
+            await asyncio.sleep(every)
+            try:
+                ours, cancel = await self.store.renew(run_id, self.id, self.lease)
+            except Exception as exc:
+                if time.monotonic() - last_ok > self.settings.lease_seconds * 0.8:
+                    log.warning("run %s: lease not renewable (%s); stopping it here", run_id, exc)
+                    task.cancel()
+                    return
+                continue
+            last_ok = time.monotonic()
+            if cancel:
+                control.cancelled = True
+            if not ours:
+                log.warning("run %s: lease taken by another worker; stopping it here", run_id)
+                task.cancel()
+                return
+
+    async def sweep_once(self) -> list[str]:
+        """Re-enqueue unfinished runs nobody holds whose job is not waiting in the queue."""
+        enqueued = []
+        for run_id in await self.store.orphans(min_age=self.lease):
+            if not await self.queue.waiting(run_id):
+                await self.queue.enqueue(run_id)
+                enqueued.append(run_id)
+        if enqueued:
+            log.info("sweeper re-enqueued %d run(s)", len(enqueued))
+        return enqueued
+
+    async def sweeper(self) -> None:
+        while True:
+            await asyncio.sleep(min(self.settings.lease_seconds / 4, 5.0))
+            try:
+                await self.sweep_once()
+            except Exception as exc:  # database or Redis away: try again next round
+                log.warning("sweeper: %s", exc)
+
+
+async def run_worker(settings: Settings, *, models: ModelSource | None = None) -> None:
+    if not (settings.database_url and settings.redis_url):
+        raise ValueError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with Engine.open(settings, models=models) as engine:
+        store = await PgRunStore.open(settings.database_url)
+        bus = RedisBus(settings.redis_url)
+        queue = await ArqQueue.open(settings.redis_url)
+        node = WorkerNode(settings, RunExecutor(engine, store, bus, settings), store, queue)
+        worker = Worker(
+            functions=[func(node.run_job, name=JOB, max_tries=1000)],
+            redis_pool=queue.redis,
+            max_jobs=settings.max_runs,
+            job_timeout=24 * 3600,  # liveness is the lease's job, not a timeout's
+            keep_result=60,
+            poll_delay=0.2,
+            handle_signals=False,
+        )
+        sweeper = asyncio.create_task(node.sweeper(), name="sweeper")
+        log.info("worker %s taking runs (max %d at once)", node.id, settings.max_runs)
+
+        async def consume() -> None:
+            while True:
+                try:
+                    await worker.main()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # Redis away: arq's loop ended; start it again
+                    log.warning("queue: %s; reconnecting", exc)
+                    await asyncio.sleep(1.0)
+
+        consumer = asyncio.create_task(consume(), name="consumer")
+        await stop.wait()
+        log.info("worker %s stopping: its runs resume on another worker", node.id)
+        for t in (consumer, sweeper, *worker.tasks.values()):
+            t.cancel()
+        await asyncio.gather(consumer, sweeper, *worker.tasks.values(), return_exceptions=True)
+        await queue.close()
+        await bus.close()
+        await store.close()
