@@ -90,6 +90,15 @@ def model_note(settings: Settings) -> str | None:
     return None
 
 
+_CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
+
+
+async def _try_lock(conn: Any, key: int) -> bool:
+    cur = await conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,))
+    row = await cur.fetchone()
+    return bool(row and row["got"])
+
+
 @asynccontextmanager
 async def _checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     """LangGraph checkpoints: SQLite in data_dir, or PostgreSQL with EDESK_DATABASE_URL."""
@@ -110,7 +119,17 @@ async def _checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver
         await pool.open(wait=True, timeout=30.0)
         try:
             pg = AsyncPostgresSaver(pool, serde=serde)
-            await pg.setup()  # LangGraph's own migrations
+            # LangGraph's own migrations are not safe when replicas start together (two
+            # inserts of the same version): run them under a session advisory lock. Polled with
+            # try-lock, because a session blocked in pg_advisory_lock holds a snapshot that the
+            # holder's CREATE INDEX CONCURRENTLY waits for: a deadlock PostgreSQL cannot see.
+            async with pool.connection() as lock:
+                while not await _try_lock(lock, _CHECKPOINT_LOCK):
+                    await asyncio.sleep(0.2)
+                try:
+                    await pg.setup()
+                finally:
+                    await lock.execute("SELECT pg_advisory_unlock(%s)", (_CHECKPOINT_LOCK,))
             yield pg
         finally:
             await pool.close()
@@ -268,12 +287,14 @@ class Engine:
             await emit(RunFinished(run_id=run_id, status=status, reason=stop.reason))
             return outcome
         except Exception as exc:  # the run failed: record it (node and reason), don't hide it
+            if is_infra_error(exc):
+                raise  # an outage, not the run's failure: the caller decides (workers retry)
             outcome.status = "failed"
-            outcome.reason = "error"
+            outcome.reason = str(getattr(exc, "reason", "error"))  # e.g. rate_limited, timeout
             outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"
             if outcome.failed_node is None:
                 await emit(RunError(run_id=run_id, message=outcome.error))
-            await emit(RunFinished(run_id=run_id, status="failed", reason="error"))
+            await emit(RunFinished(run_id=run_id, status="failed", reason=outcome.reason))
             return outcome
         state = await graph.aget_state(config)
         report: Report = state.values["report"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from app.local_llm import LOCAL_ALIAS, LlamaCppChat
 from app.settings import ROLES, Provider, Settings
 from core.cache import SqliteLLMCache
 from core.fake_llm import FakeModels, Script, canned
+from core.faults import FaultPlan, FaultyChatModel
 from core.llm import ChatHandle, ModelSource
 
 
@@ -53,6 +55,8 @@ class ModelFactory(ModelSource):
             default=Script.of(default=canned), latency=settings.fake_latency, stream=True
         )
         self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
+        # EDESK_FAULTS (fake provider only): model failures injected at named nodes
+        self.faults = FaultPlan.of(settings.faults) if settings.faults else None
         for role in ROLES:  # fail at start-up, not mid-run
             role_spec(settings, role)
 
@@ -73,7 +77,7 @@ class ModelFactory(ModelSource):
                 cached = handle.model.model_copy(
                     update={"cache": self.cache.for_namespace(handle.name, ignore)}
                 )
-                handle = ChatHandle(cached, handle.name, handle.limiter)
+                handle = replace(handle, model=cached)
             self._handles[role] = handle
         return self._handles[role]
 
@@ -81,15 +85,17 @@ class ModelFactory(ModelSource):
         s = self.settings
         provider, model = role_spec(s, role)
         if provider == "fake":
-            handle = self._fakes.chat(role)
-            return ChatHandle(handle.model, f"fake:{model}")
+            fake = self._fakes.chat(role).model
+            if self.faults is not None:
+                fake = FaultyChatModel(inner=fake, plan=self.faults)
+            return ChatHandle(fake, f"fake:{model}", None, s.max_retries, s.retry_backoff)
         budget = s.budget(role, provider)
         common: dict[str, Any] = {
             "temperature": s.temperature,
             "top_p": s.top_p,
             "frequency_penalty": s.frequency_penalty,
             "timeout": s.request_timeout,
-            "max_retries": s.max_retries,
+            "max_retries": 0,  # retried by core.llm (counted, with the reason when it gives up)
         }
         if provider == "local":
             if self.local_base_url is None:
@@ -103,7 +109,7 @@ class ModelFactory(ModelSource):
                 **common,
             )
             name = f"local:{(s.local_model_path.name if s.local_model_path else LOCAL_ALIAS)}"
-            return ChatHandle(chat, name, self._limit("local"))
+            return ChatHandle(chat, name, self._limit("local"), s.max_retries, s.retry_backoff)
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         if key is None and s.openai_base_url is None:
             raise ConfigError("EDESK_OPENAI_API_KEY is required for api.openai.com")
@@ -119,7 +125,9 @@ class ModelFactory(ModelSource):
             stream_usage=True,  # streamed runs (the web page) count tokens like unstreamed ones
             **kwargs,
         )
-        return ChatHandle(chat, f"openai:{model}", self._limit("openai"))
+        return ChatHandle(
+            chat, f"openai:{model}", self._limit("openai"), s.max_retries, s.retry_backoff
+        )
 
 
 class LazyEmbeddings(Embeddings):

@@ -160,7 +160,10 @@ class Settings(BaseSettings):
     top_p: float = 0.85
     frequency_penalty: float = 0.1
     request_timeout: float = 300.0
-    max_retries: int = 3
+    max_retries: int = Field(
+        default=3, description="retries of a model call that timed out or got HTTP 429/5xx"
+    )
+    retry_backoff: float = Field(default=0.5, description="seconds before the first retry")
     max_concurrency: int = 4
 
     embeddings: str = Field(
@@ -211,6 +214,11 @@ class Settings(BaseSettings):
         "are resumed by another once it lapses",
     )
     fake_latency: float = Field(default=0.0, description="seconds per call for provider=fake")
+    faults: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="provider=fake only: model failures to inject, node -> faults in call order, "
+        'e.g. {"synthesize": ["429", "timeout"]}; faults: timeout, 429, 500, 503, empty, garbage',
+    )
 
     max_transcript_bytes: int = 1_000_000
     parse_retries: int = 2
@@ -310,6 +318,12 @@ class Settings(BaseSettings):
             )
         if self.database_url and not self.database_url.startswith(("postgresql://", "postgres://")):
             raise ValueError("EDESK_DATABASE_URL must be a postgresql:// URL")
+        if self.faults:
+            if self.provider != "fake":
+                raise ValueError("EDESK_FAULTS is for testing with EDESK_PROVIDER=fake only")
+            from core.faults import FaultPlan
+
+            FaultPlan.of(self.faults)  # names the unknown fault
         if self.lease_seconds < 3:
             raise ValueError("lease_seconds must be >= 3")
         if self.max_retries < 0 or self.parse_retries < 0:

@@ -5,6 +5,7 @@ defaulted)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -25,6 +26,8 @@ class ChatHandle:
     model: BaseChatModel
     name: str
     limiter: asyncio.Semaphore | None = None
+    retries: int = 0  # transient failures (timeout, HTTP 429/5xx, connection) retried this often
+    backoff: float = 0.5  # seconds before the first retry, doubling (or the server's Retry-After)
 
 
 class ModelSource(Protocol):
@@ -36,9 +39,40 @@ class ModelSource(Protocol):
 class ModelOutputError(RuntimeError):
     """A model answered, but with nothing usable (e.g. empty text) after the retry budget."""
 
+    reason = "empty_output"
+
     def __init__(self, role: str, message: str) -> None:
         super().__init__(f"{role}: {message}")
         self.role = role
+
+
+class ModelCallError(RuntimeError):
+    """The model did not answer (timeout, HTTP 429/5xx, connection) within the retry budget.
+    `reason` is the run's failure reason: timeout | rate_limited | server_error | connection."""
+
+    def __init__(self, model: str, reason: str, attempts: int, last: BaseException) -> None:
+        super().__init__(
+            f"model {model}: {reason} after {attempts} attempt(s): {type(last).__name__}: {last}"
+        )
+        self.reason = reason
+
+
+def transient(exc: BaseException) -> tuple[str, float | None] | None:
+    """(reason, server's Retry-After seconds) for a failure worth retrying; None otherwise."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError | TimeoutError):
+        return "timeout", None
+    if isinstance(exc, openai.APIStatusError) and (
+        exc.status_code == 429 or exc.status_code >= 500
+    ):
+        after: float | None = None
+        with contextlib.suppress(ValueError):
+            after = float(exc.response.headers.get("retry-after", ""))
+        return ("rate_limited" if exc.status_code == 429 else "server_error"), after
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection", None
+    return None
 
 
 @dataclass
@@ -84,10 +118,24 @@ def _stats() -> CallStats:
 
 
 async def _invoke(handle: ChatHandle, runnable: Any, messages: Sequence[BaseMessage]) -> Any:
-    if handle.limiter is None:
-        return await runnable.ainvoke(list(messages))
-    async with handle.limiter:
-        return await runnable.ainvoke(list(messages))
+    """One model call; transient failures retried `handle.retries` times with backoff, then
+    raised as ModelCallError naming the reason."""
+    for attempt in range(handle.retries + 1):
+        try:
+            if handle.limiter is None:
+                return await runnable.ainvoke(list(messages))
+            async with handle.limiter:
+                return await runnable.ainvoke(list(messages))
+        except Exception as exc:
+            kind = transient(exc)
+            if kind is None:
+                raise
+            if attempt == handle.retries:
+                raise ModelCallError(handle.name, kind[0], attempt + 1, exc) from exc
+            _stats().retries += 1
+            delay = kind[1] if kind[1] is not None else handle.backoff * 2**attempt
+            await asyncio.sleep(min(delay, 60.0))
+    raise AssertionError("unreachable")
 
 
 async def complete(

@@ -142,7 +142,10 @@ class RunSummary(BaseModel):
     finished_at: datetime | None
     error: str | None = Field(description="what went wrong, naming the node where known")
     failed_node: str | None
-    reason: str | None = Field(description="error | budget | cancelled, for failed/cancelled runs")
+    reason: str | None = Field(
+        description="why a run failed or was cancelled: error | budget | cancelled | timeout | "
+        "rate_limited | server_error | connection | empty_output"
+    )
     tokens: Tokens
     cost_usd: float | None
     links: RunLinks

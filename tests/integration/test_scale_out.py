@@ -4,13 +4,18 @@ replica's death, with every node finished exactly once."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import urllib.request
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.engine import Engine
+from app.settings import Settings
+from app.store_pg import PgRunStore
 from scripts.topology import Topology
 from tests.integration.conftest import (
     call,
@@ -140,3 +145,37 @@ def test_api_replica_dies_client_resumes_on_the_other(topology: Topology) -> Non
         assert seen + rest == list(range(1, total + 1))  # no gap, no repeat
     finally:
         a.start()
+
+
+async def test_replicas_starting_together_on_a_fresh_database(
+    topology: Topology, tmp_path: Path
+) -> None:
+    """Run-store and LangGraph checkpoint migrations race when replicas start at once (CI saw
+    'duplicate key ... checkpoint_migrations_pkey'): six engines open on one new database."""
+    import psycopg
+
+    with psycopg.connect(topology.postgres.url, autocommit=True) as admin:
+        admin.execute("CREATE DATABASE fresh_start")
+    settings = Settings(
+        data_dir=tmp_path,
+        provider="fake",
+        embeddings="fake",
+        database_url=topology.postgres.url_of("fresh_start"),
+        chroma_url=topology.chroma.url if topology.chroma else None,
+    )
+
+    async def start() -> None:
+        store = await PgRunStore.open(settings.database_url or "")
+        try:
+            async with Engine.open(settings):
+                pass
+        finally:
+            await store.close()
+
+    await asyncio.gather(*(start() for _ in range(6)))
+    with psycopg.connect(settings.database_url or "", autocommit=True) as conn:
+        mine = conn.execute("SELECT count(*) FROM edesk_migrations").fetchone()
+        theirs = conn.execute("SELECT count(DISTINCT v), count(*) FROM checkpoint_migrations")
+        distinct, total = theirs.fetchone() or (0, 0)
+    assert mine is not None and mine[0] >= 2
+    assert distinct == total > 0
