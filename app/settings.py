@@ -221,6 +221,11 @@ class Settings(BaseSettings):
     )
 
     max_transcript_bytes: int = 1_000_000
+    max_request_bytes: int = Field(
+        default=64_000_000,
+        ge=1_000_000,
+        description="any request body past this is refused with 413 (runs: the transcript limit)",
+    )
     parse_retries: int = 2
     max_conviction_shift: int = 10
     chunk_words: int = 150

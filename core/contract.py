@@ -153,6 +153,18 @@ class NodeTrace(BaseModel):
     detail: str | None = None
 
 
+class InjectionHit(BaseModel):
+    """A passage of the transcript that reads as an instruction to an AI model."""
+
+    kind: str = Field(
+        description="override_instructions | role_change | addressed_to_model | "
+        "dictated_recommendation | chat_markup"
+    )
+    start: int = Field(description="offset in the transcript (Unicode code points)")
+    end: int
+    excerpt: str
+
+
 class NodeFailure(BaseModel):
     """A node that could not produce what it must; recorded, never papered over with a default."""
 
@@ -217,6 +229,10 @@ class Report(BaseModel):
         default=None, description="caveat about the model(s) used, e.g. the bundled 135M model"
     )
     notes: list[str] = Field(default_factory=list)
+    injections: list[InjectionHit] = Field(
+        default_factory=list,
+        description="passages of the call addressed to an AI model (reported, never obeyed)",
+    )
     extras: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")

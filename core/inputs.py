@@ -13,7 +13,7 @@ import json
 from datetime import date, timedelta
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 
 class InputError(ValueError):
@@ -35,8 +35,30 @@ def _amount(value: Any) -> float | None:
     raise ValueError(f"expected a number, got {type(value).__name__}")
 
 
-Amount = Annotated[float | None, BeforeValidator(_amount)]
-Price = Annotated[float, BeforeValidator(_amount), Field(gt=0)]
+_NUMBER_TEXT = {"type": "string", "description": "a number as text ('1,234.5'), or 'None'"}
+
+
+# The schema says what _amount takes: numbers, numbers as text (Alpha Vantage), or nothing.
+def _iso_date(value: Any) -> Any:
+    """Dates come as text ('2026-06-30'); a bare number is refused, not read as a Unix time."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(f"expected a date as YYYY-MM-DD, got the number {value!r}")
+    return value
+
+
+IsoDate = Annotated[date, BeforeValidator(_iso_date)]
+
+Amount = Annotated[
+    float | None,
+    BeforeValidator(_amount),
+    WithJsonSchema({"anyOf": [{"type": "number"}, _NUMBER_TEXT, {"type": "null"}]}),
+]
+Price = Annotated[
+    float,
+    BeforeValidator(_amount),
+    Field(gt=0),
+    WithJsonSchema({"anyOf": [{"type": "number", "exclusiveMinimum": 0}, _NUMBER_TEXT]}),
+]
 
 # The statement lines the pipelines use (income statement, balance sheet, cash flow).
 STATEMENT_FIELDS: tuple[str, ...] = (
@@ -54,7 +76,7 @@ class QuarterStatement(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    fiscalDateEnding: date
+    fiscalDateEnding: IsoDate
     reportedCurrency: str = "USD"
     totalRevenue: Amount = None
     costOfRevenue: Amount = None
@@ -131,12 +153,17 @@ class Financials(BaseModel):
 class PriceBar(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    date: date
+    date: IsoDate
     open: Price
     high: Price
     low: Price
     close: Price
-    volume: Annotated[float, BeforeValidator(_amount), Field(ge=0)] = 0.0
+    volume: Annotated[
+        float,
+        BeforeValidator(_amount),
+        Field(ge=0),
+        WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0}, _NUMBER_TEXT]}),
+    ] = 0.0
 
     @model_validator(mode="after")
     def _consistent(self) -> PriceBar:

@@ -17,11 +17,13 @@ from core.contract import (
     Evidence,
     EvidencePassage,
     FactCheck,
+    InjectionHit,
     NodeTrace,
     NumberCheck,
     Report,
 )
 from core.grounding import check_numbers, grounding_sources
+from core.injection import find_injections, injection_note
 from core.market import scorecard
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import PipelineState
@@ -65,6 +67,9 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         body, transcript, passages, numbers, chunk_words=runtime.context.options.chunk_words
     )
     notes = list(state.get("notes", []))
+    injections = find_injections(transcript.text)
+    if injections:
+        notes.append(injection_note(injections))
     if links.unresolved:
         notes.append(
             "report: cites chunk id(s) that are not passages of this call: "
@@ -88,7 +93,7 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
     )
     trace = [*state.get("trace", []), own]
     models = {t.node: ", ".join(t.models) for t in trace if t.models}
-    header = _header(state, final.model, runtime.context.model_note)
+    header = _header(state, final.model, runtime.context.model_note, injections)
     report = Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",
@@ -109,6 +114,7 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
         models=models,
         model_note=runtime.context.model_note,
         notes=notes,
+        injections=injections,
         extras=_extras(state),
     )
     return {"report": report, "trace": [own]}
@@ -149,11 +155,19 @@ def _extras(state: PipelineState) -> dict[str, Any]:
     return extras
 
 
-def _header(state: PipelineState, model: str, note: str | None) -> str:
+def _header(
+    state: PipelineState, model: str, note: str | None, injections: list[InjectionHit]
+) -> str:
     call = state["call"]
     name = " ".join(x for x in (call.company, f"({call.ticker})" if call.ticker else None) if x)
     title = f"# {name or 'Earnings call'}{f' {call.period}' if call.period else ''}: analyst report"
     lines = [title, "", f"_Pipeline `{state['pipeline']}`; final text written by `{model}`._"]
     if note:
         lines += ["", f"> **Model note:** {note}"]
+    if injections:
+        lines += [
+            "",
+            f"> **Prompt injection:** the transcript has {len(injections)} passage(s) addressed "
+            "to an AI model; they were analysed as call content, not obeyed (see notes).",
+        ]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from langchain_core.embeddings import Embeddings
 
 from app import web
 from app.api import errors
+from app.api.limits import BodyLimit
 from app.api.routes_evals import router as evals_router
 from app.api.routes_meta import pipeline_info
 from app.api.routes_meta import router as meta_router
@@ -71,6 +72,7 @@ def create_app(
     )
     app.state.settings = settings or Settings()
     errors.install(app)
+    app.add_middleware(BodyLimit, limit=app.state.settings.max_request_bytes)
     origins = app.state.settings.cors_origin_list()
     if origins:
         app.add_middleware(
@@ -118,7 +120,22 @@ def _document_run_body(app: FastAPI) -> None:
             components = spec.setdefault("components", {}).setdefault("schemas", {})
             components.update(schema.pop("$defs", {}))
             components["RunCreate"] = schema
+            if app.state.settings.api_key_list():
+                _document_keys(spec)
             app.openapi_schema = spec
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _document_keys(spec: dict[str, Any]) -> None:
+    """With EDESK_API_KEYS set, runs and evals need a key: a Bearer header, or `?access_token=`
+    for EventSource (which cannot send headers). Health and pipeline routes stay open."""
+    spec["components"]["securitySchemes"] = {
+        "bearer": {"type": "http", "scheme": "bearer", "description": "one of EDESK_API_KEYS"},
+        "access_token": {"type": "apiKey", "in": "query", "name": "access_token"},
+    }
+    for path, operations in spec["paths"].items():
+        if path.startswith(("/v1/runs", "/v1/evals")):
+            for operation in operations.values():
+                operation["security"] = [{"bearer": []}, {"access_token": []}]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Path, Query, Request
+from pydantic import WithJsonSchema
 
 from app.api.errors import ApiError
 from app.runs import RunManager
@@ -47,7 +49,10 @@ ManagerDep = Annotated[RunManager, Depends(get_manager)]
 OwnerDep = Annotated[str | None, Depends(get_owner)]
 
 
-async def owned_run(run_id: str, manager: ManagerDep, owner: OwnerDep) -> RunRecord:
+RunId = Annotated[str, Path(description="a run's id (32 hex digits for runs this API made)")]
+
+
+async def owned_run(run_id: RunId, manager: ManagerDep, owner: OwnerDep) -> RunRecord:
     """The run, if it exists and the caller may see it (404 otherwise: no existence leak)."""
     record = await manager.store.get(run_id)
     if record is None or (owner is not None and record.owner != owner):
@@ -58,11 +63,27 @@ async def owned_run(run_id: str, manager: ManagerDep, owner: OwnerDep) -> RunRec
 RunDep = Annotated[RunRecord, Depends(owned_run)]
 
 
+EVENT_ID_PATTERN = r"^[0-9]+(\.[0-9]+)?$"  # N, or N.k for a token event
+LastEventIdHeader = Annotated[
+    str | None,
+    Header(
+        alias="Last-Event-ID",
+        description="resume after this event id (sent by EventSource on reconnect)",
+    ),
+    WithJsonSchema({"type": "string", "pattern": EVENT_ID_PATTERN}),
+]
+AfterQuery = Annotated[
+    str | None,
+    Query(description="same as Last-Event-ID"),
+    WithJsonSchema({"type": "string", "pattern": EVENT_ID_PATTERN}),
+]
+
+
 def last_event_id(header: str | None, query: str | None) -> int:
     """The event id to resume after, from the Last-Event-ID header or `?after=` (0: from the
     start). Token ids `N.k` resume after event N."""
-    raw = header or query or "0"
-    head = raw.split(".")[0]
-    if not head.isdigit():
-        raise ApiError(400, f"Last-Event-ID must be an event id, got {raw!r}")
-    return int(head)
+    for given in (header, query):
+        if given is not None and not re.fullmatch(EVENT_ID_PATTERN, given):
+            raise ApiError(400, f"Last-Event-ID must be an event id, got {given!r}")
+    raw = header if header is not None else query if query is not None else "0"
+    return int(raw.split(".")[0])

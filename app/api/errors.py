@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 
 class FieldError(Exception):
@@ -58,3 +61,21 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ValidationError)
     async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
         return JSONResponse({"detail": validation_detail(exc)}, status_code=422)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Any:
+        """Starlette's 405 names the methods of the first route on the path only (GET and DELETE
+        on /v1/runs/{id} are two routes): Allow lists every method the path takes."""
+        if exc.status_code == 405:
+            methods = {
+                method
+                for method in ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+                if any(
+                    route.matches({**request.scope, "method": method})[0] == Match.FULL
+                    for route in request.app.router.routes
+                )
+            }
+            if methods:
+                headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
+                exc = HTTPException(405, exc.detail, headers=headers)
+        return await http_exception_handler(request, exc)

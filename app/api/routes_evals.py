@@ -8,22 +8,29 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette.sse import EventSourceResponse
 
-from app.api.deps import OwnerDep, SettingsDep
+from app.api.deps import AfterQuery, LastEventIdHeader, OwnerDep, SettingsDep
 from app.api.deps import last_event_id as parse_last_event_id
-from app.api.errors import ApiError
+from app.api.errors import ApiError, FieldError
+from app.api.schemas import refusals
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.service import EvalJob, EvalManager
 from graphs import PIPELINES
 
-router = APIRouter(prefix="/v1/evals", tags=["evals"])
+router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=refusals(401, 422))
+
+
+_DISTINCT_PIPELINES: dict[str, Any] = {
+    "items": {"type": "string", "enum": list(PIPELINES)},
+    "uniqueItems": True,
+}
 
 
 class EvalCallIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     transcript: str = Field(min_length=1, max_length=1_000_000)
@@ -36,18 +43,36 @@ class EvalCallIn(BaseModel):
 class EvalCreate(BaseModel):
     """Either `dir` (a server folder in the ECTSum layout, under EDESK_EVAL_DIRS) or `calls`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["dir"], "properties": {"dir": {"type": "string"}}},
+                {"required": ["calls"], "properties": {"calls": {"type": "array"}}},
+            ]
+        },
+    )
 
     dir: str | None = None
     calls: list[EvalCallIn] | None = Field(default=None, min_length=1, max_length=50)
     pipelines: list[str] = Field(
-        default=["findebate", "zero_shot", "multi_agent"], min_length=1, max_length=7
+        default=["findebate", "zero_shot", "multi_agent"],
+        min_length=1,
+        max_length=len(PIPELINES),
+        json_schema_extra=_DISTINCT_PIPELINES,
     )
     ids: list[str] | None = None
     limit: int | None = Field(default=None, ge=1)
     prefer: Literal["txt", "full"] = "txt"
     judge: bool = Field(default=False, description="grade with the server's model (role grader)")
-    pairwise: list[str] | None = Field(default=None, min_length=2, max_length=2)
+    pairwise: list[str] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=2,
+        description="judge these two against each other (run even if not in pipelines)",
+        json_schema_extra=_DISTINCT_PIPELINES,
+    )
     concurrency: int = Field(default=1, ge=1, le=8)
 
     @model_validator(mode="after")
@@ -61,10 +86,13 @@ class EvalCreate(BaseModel):
             )
         if len(set(self.pipelines)) != len(self.pipelines):
             raise ValueError("pipelines must not repeat")
-        if self.pairwise and (
-            self.pairwise[0] == self.pairwise[1] or not set(self.pairwise) <= set(self.pipelines)
-        ):
-            raise ValueError("pairwise takes two different pipelines from pipelines")
+        if self.pairwise:
+            if self.pairwise[0] == self.pairwise[1]:
+                raise ValueError("pairwise takes two different pipelines")
+            bad = [p for p in self.pairwise if p not in PIPELINES]
+            if bad:
+                raise ValueError(f"unknown pairwise pipeline(s) {', '.join(bad)}")
+            self.pipelines += [p for p in self.pairwise if p not in self.pipelines]
         if self.calls and len({c.id for c in self.calls}) != len(self.calls):
             raise ValueError("calls must have distinct ids")
         return self
@@ -124,7 +152,7 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path
     return folder
 
 
-@router.post("", status_code=202, response_model=EvalSummary)
+@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403))
 async def create_eval(
     body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
 ) -> EvalSummary:
@@ -133,7 +161,8 @@ async def create_eval(
     try:
         items = load_dataset(folder, prefer=body.prefer, ids=body.ids)
     except DatasetError as exc:
-        raise ApiError(422, str(exc)) from None
+        field = "ids" if body.ids and "no transcript for id" in str(exc) else "dir"
+        raise FieldError(field, str(exc)) from None
     if body.limit:
         items = items[: body.limit]
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
@@ -156,18 +185,22 @@ async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalJob:
 EvalDep = Annotated[EvalJob, Depends(owned_eval)]
 
 
-@router.get("/{eval_id}", response_model=EvalSummary)
+@router.get("/{eval_id}", response_model=EvalSummary, responses=refusals(404))
 async def get_eval(job: EvalDep) -> EvalSummary:
     return _summary(job)
 
 
-@router.get("/{eval_id}/events", response_class=EventSourceResponse)
+@router.get(
+    "/{eval_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **refusals(400, 404)},
+)
 async def eval_events(
     job: EvalDep,
     evals: EvalsDep,
     settings: SettingsDep,
-    last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[str | None, Query(description="same as Last-Event-ID")] = None,
+    last_event_id: LastEventIdHeader = None,
+    after: AfterQuery = None,
 ) -> EventSourceResponse:
     """eval_queued, eval_started, report_started, report_finished, judged, pair_judged, then
     eval_finished; replayed after Last-Event-ID."""

@@ -6,22 +6,43 @@ import asyncio
 import uuid
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 from sse_starlette.sse import EventSourceResponse
+from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.api.deps import ManagerDep, OwnerDep, RunDep, SettingsDep
+from app.api.deps import AfterQuery, LastEventIdHeader, ManagerDep, OwnerDep, RunDep, SettingsDep
 from app.api.deps import last_event_id as parse_last_event_id
 from app.api.errors import ApiError
 from app.api.intake import check_transcript, read_run_request
-from app.api.schemas import RunCreated, RunDetail, RunPage, RunSummary, links
+from app.api.schemas import (
+    TRANSCRIPT_PATTERN,
+    RunCreated,
+    RunDetail,
+    RunPage,
+    RunSummary,
+    links,
+    refusals,
+)
 from app.pdf import report_pdf
 from app.runs import RunManager
 from app.store import RunInput, RunRecord, now
 from core.contract import Report
 from core.transcript import normalize_newlines
+from graphs import PIPELINES
 
-router = APIRouter(prefix="/v1/runs", tags=["runs"])
+
+class RunIdConvertor(StringConvertor):
+    """A path segment other than `stream`: /v1/runs/stream is never taken for a run id, so a
+    405 there names the methods of the path that was meant."""
+
+    regex = "(?!stream$)[^/]+"
+
+
+register_url_convertor("run_id", RunIdConvertor())
+router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=refusals(401, 422))
+_INTAKE = refusals(413, 415)
+_RUN = refusals(404)
 
 _BODY_DOC: dict[str, Any] = {
     "requestBody": {
@@ -29,24 +50,37 @@ _BODY_DOC: dict[str, Any] = {
         "content": {
             "application/json": {"schema": {"$ref": "#/components/schemas/RunCreate"}},
             "multipart/form-data": {
+                # Object parts are sent as JSON (OpenAPI's default encoding for objects).
                 "schema": {
                     "type": "object",
                     "required": ["transcript"],
                     "properties": {
-                        "transcript": {"type": "string", "format": "binary"},
-                        "pipeline": {"type": "string"},
-                        "company": {"type": "string"},
-                        "ticker": {"type": "string"},
-                        "period": {"type": "string"},
-                        "options": {"type": "string", "description": "JSON RunOptionsIn"},
-                        "financials": {"type": "string", "description": "JSON"},
-                        "prices": {"type": "string", "description": "JSON"},
+                        "transcript": {
+                            "type": "string",
+                            "minLength": 1,
+                            "pattern": TRANSCRIPT_PATTERN,
+                            "description": "the call: a UTF-8 text or markdown file, or its text",
+                        },
+                        "pipeline": {"type": "string", "enum": list(PIPELINES)},
+                        "company": {"type": "string", "maxLength": 200},
+                        "ticker": {"type": "string", "maxLength": 20},
+                        "period": {"type": "string", "maxLength": 50},
+                        "options": {"$ref": "#/components/schemas/RunOptionsIn"},
+                        "financials": {"$ref": "#/components/schemas/Financials"},
+                        "prices": {"$ref": "#/components/schemas/Prices"},
                     },
+                    "additionalProperties": False,
                 }
             },
         },
     }
 }
+
+
+def _text(media: str) -> dict[str, Any]:
+    return {"content": {media: {"schema": {"type": "string"}}}}
+
+
 _SSE_DOC: dict[str, Any] = {
     "description": "text/event-stream of run_started, node_started, node_finished, token, "
     "error, run_finished events; data is JSON with run_id (and node)",
@@ -100,7 +134,11 @@ def _sse(
     "",
     status_code=202,
     openapi_extra=_BODY_DOC,
-    responses={200: {"model": RunDetail, "description": "finished run (wait=true)"}},
+    responses={
+        200: {"model": RunDetail, "description": "finished run (wait=true)"},
+        **_INTAKE,
+        **refusals(410),
+    },
 )
 async def create_run(
     request: Request,
@@ -127,7 +165,7 @@ async def create_run(
     "/stream",
     openapi_extra=_BODY_DOC,
     response_class=EventSourceResponse,
-    responses={200: _SSE_DOC},
+    responses={200: _SSE_DOC, **_INTAKE},
 )
 async def create_run_streaming(
     request: Request,
@@ -148,7 +186,7 @@ async def list_runs(
     status: Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
     | None = None,
     pipeline: str | None = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> RunPage:
     """Runs, newest first, filtered by status and pipeline."""
@@ -158,25 +196,25 @@ async def list_runs(
     return RunPage(items=[RunSummary.of(r) for r in items], total=total, offset=offset, limit=limit)
 
 
-@router.get("/{run_id}", response_model=RunDetail)
+@router.get("/{run_id:run_id}", response_model=RunDetail, responses=_RUN)
 async def get_run(record: RunDep) -> RunDetail:
     """Status, timings, tokens, the error naming the node, and the Report when done."""
     return RunDetail.of(record)
 
 
 @router.get(
-    "/{run_id}/report.md",
-    response_class=PlainTextResponse,
-    responses={200: {"content": {"text/markdown": {}}}, 409: {}},
+    "/{run_id:run_id}/report.md",
+    response_class=Response,
+    responses={200: _text("text/markdown"), **refusals(404, 409)},
 )
 async def get_report_markdown(record: RunDep) -> PlainTextResponse:
     return PlainTextResponse(_report(record).markdown, media_type="text/markdown; charset=utf-8")
 
 
 @router.get(
-    "/{run_id}/report.pdf",
+    "/{run_id:run_id}/report.pdf",
     response_class=Response,
-    responses={200: {"content": {"application/pdf": {}}}, 409: {}},
+    responses={200: {"content": {"application/pdf": {}}}, **refusals(404, 409)},
 )
 async def get_report_pdf(record: RunDep) -> Response:
     """The report as a PDF, rendered by the server (no browser needed)."""
@@ -189,9 +227,9 @@ async def get_report_pdf(record: RunDep) -> Response:
 
 
 @router.get(
-    "/{run_id}/transcript",
-    response_class=PlainTextResponse,
-    responses={200: {"content": {"text/plain": {}}}},
+    "/{run_id:run_id}/transcript",
+    response_class=Response,
+    responses={200: _text("text/plain"), **_RUN},
 )
 async def get_transcript(record: RunDep) -> PlainTextResponse:
     """The call as the pipeline read it: the report's citation offsets (`start`, `end`, in
@@ -199,13 +237,17 @@ async def get_transcript(record: RunDep) -> PlainTextResponse:
     return PlainTextResponse(normalize_newlines(record.input.transcript))
 
 
-@router.get("/{run_id}/events", response_class=EventSourceResponse, responses={200: _SSE_DOC})
+@router.get(
+    "/{run_id:run_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: _SSE_DOC, **refusals(400, 404)},
+)
 async def run_events(
     record: RunDep,
     manager: ManagerDep,
     settings: SettingsDep,
-    last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[str | None, Query(description="same as Last-Event-ID")] = None,
+    last_event_id: LastEventIdHeader = None,
+    after: AfterQuery = None,
     tokens: bool = False,
 ) -> EventSourceResponse:
     """The run's events from the start (or after Last-Event-ID) until run_finished."""
@@ -218,7 +260,7 @@ async def run_events(
     )
 
 
-@router.post("/{run_id}/cancel", response_model=RunSummary)
+@router.post("/{run_id:run_id}/cancel", response_model=RunSummary, responses=_RUN)
 async def cancel_run(record: RunDep, manager: ManagerDep) -> RunSummary:
     """Queued runs are cancelled at once; running ones stop at the next node boundary."""
     updated = await manager.cancel(record.id)
@@ -227,7 +269,7 @@ async def cancel_run(record: RunDep, manager: ManagerDep) -> RunSummary:
     return RunSummary.of(updated)
 
 
-@router.delete("/{run_id}", status_code=204)
+@router.delete("/{run_id:run_id}", status_code=204, responses=_RUN)
 async def delete_run(record: RunDep, manager: ManagerDep) -> Response:
     """Cancel if needed and delete the run, its events and its checkpoints."""
     await manager.delete(record.id)

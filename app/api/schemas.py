@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -15,13 +15,15 @@ from core.rag import Retriever
 from core.transcript import transcript_sha256
 from graphs import PIPELINES
 
+TRANSCRIPT_PATTERN = r"^[^\u0000]*\S[^\u0000]*$"  # what parse_transcript accepts (size aside)
+
 EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
 
 
 class RunOptionsIn(BaseModel):
     """Per-run options; each overrides the server's default for this run only."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     token_budget: int | None = Field(default=None, ge=1, description="stop past this many tokens")
     stream_tokens: bool = Field(default=False, description="emit `token` events (live only)")
@@ -62,11 +64,12 @@ class RunOptionsIn(BaseModel):
 class RunCreate(BaseModel):
     """Start a run: a transcript (plain text or the markdown call format) and a pipeline."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     transcript: str = Field(
         description="the call: plain text, or `### Prepared remarks` / "
-        "`### Q&A` sections with `**ROLE**` turns"
+        "`### Q&A` sections with `**ROLE**` turns; not blank, no NUL characters",
+        json_schema_extra={"minLength": 1, "pattern": TRANSCRIPT_PATTERN},
     )
     pipeline: str = Field(default="findebate", json_schema_extra={"enum": list(PIPELINES)})
     company: str | None = Field(default=None, max_length=200)
@@ -197,3 +200,41 @@ class PipelineInfo(BaseModel):
     nodes: list[str]
     edges: list[PipelineEdge]
     mermaid: str
+
+
+class ErrorMessage(BaseModel):
+    """Every refusal that is not about fields: what is wrong, for a person to read."""
+
+    detail: str
+
+
+class FieldProblem(BaseModel):
+    loc: list[str | int] = Field(description='where: ["body", "transcript"], ["query", "limit"]')
+    msg: str
+    type: str
+
+
+class FieldErrors(BaseModel):
+    """A refusal naming each bad field (the shape FastAPI uses for 422)."""
+
+    detail: list[FieldProblem]
+
+
+_REFUSALS: dict[int, tuple[type[BaseModel], str]] = {
+    400: (ErrorMessage, "unreadable request: a body that does not parse, a bad Last-Event-ID"),
+    401: (ErrorMessage, "missing or wrong API key (when EDESK_API_KEYS is set)"),
+    403: (ErrorMessage, "a server folder this server does not allow"),
+    404: (ErrorMessage, "no such run or eval (or not the caller's)"),
+    409: (ErrorMessage, "the run has no report (yet, or it failed)"),
+    410: (ErrorMessage, "the run was deleted while the request waited for it"),
+    413: (FieldErrors, "the body or transcript is over the size limit"),
+    415: (ErrorMessage, "a content type other than application/json or multipart/form-data"),
+    422: (FieldErrors, "a field is missing or invalid; each problem named"),
+}
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for the 4xx answers a route can give, with their JSON bodies."""
+    return {
+        code: {"model": _REFUSALS[code][0], "description": _REFUSALS[code][1]} for code in codes
+    }

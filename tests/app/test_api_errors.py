@@ -42,6 +42,10 @@ def _no_runs(client: TestClient) -> None:
         ({"transcript": TEXT, "surprise": 1}, 422, ["body", "surprise"]),
         ({"transcript": 42}, 422, ["body", "transcript"]),
         ({"transcript": "a\x00b"}, 422, ["body", "transcript"]),
+        ({"transcript": TEXT, "options": {"stream_tokens": 1}}, 422,
+         ["body", "options", "stream_tokens"]),
+        ({"transcript": TEXT, "options": {"retrieval_k": "5"}}, 422,
+         ["body", "options", "retrieval_k"]),
     ],
     ids=[
         "empty",
@@ -54,8 +58,10 @@ def _no_runs(client: TestClient) -> None:
         "unknown-field",
         "wrong-type",
         "nul",
+        "number-for-bool",
+        "text-for-int",
     ],
-)
+)  # fmt: skip
 def test_bad_json_bodies(
     client: TestClient, body: dict[str, Any], status: int, loc: list[str]
 ) -> None:
@@ -156,6 +162,28 @@ def test_unknown_run_is_404_json(client: TestClient) -> None:
         assert resp.status_code == 404 and "not found" in resp.json()["detail"]
 
 
+def test_405_names_every_method_of_the_path(client: TestClient) -> None:
+    assert client.put("/v1/runs/abc").headers["allow"] == "DELETE, GET"
+    assert client.put("/v1/runs").headers["allow"] == "GET, POST"
+    resp = client.get("/v1/runs/stream")  # not taken for a run id
+    assert resp.status_code == 405 and resp.headers["allow"] == "POST"
+    assert resp.json() == {"detail": "Method Not Allowed"}
+
+
+@pytest.mark.parametrize(
+    "headers_query",
+    [({"Last-Event-ID": "x"}, ""), ({}, "?after=1.x"), ({"Last-Event-ID": ""}, ""),
+     ({"Last-Event-ID": "3"}, "?after=")],
+)  # fmt: skip
+def test_bad_last_event_id_is_400(
+    client: TestClient, headers_query: tuple[dict[str, str], str]
+) -> None:
+    run_id = client.post("/v1/runs?wait=true", json={"transcript": TEXT}).json()["id"]
+    headers, query = headers_query
+    resp = client.get(f"/v1/runs/{run_id}/events{query}", headers=headers)
+    assert resp.status_code == 400 and "Last-Event-ID" in resp.json()["detail"]
+
+
 def test_oversized_body_refused_before_reading(client: TestClient) -> None:
     huge = b'{"transcript": "' + b"x" * 4_100_000 + b'"}'
     resp = client.post("/v1/runs", content=huge, headers={"content-type": "application/json"})
@@ -180,6 +208,10 @@ def test_oversized_body_refused_before_reading(client: TestClient) -> None:
             ["body", "financials", "most_recent_earnings", "totalRevenue"],
         ),
         ({"financials": "not an object"}, ["body", "financials"]),
+        (
+            {"financials": {"most_recent_earnings": {"fiscalDateEnding": 0}}},
+            ["body", "financials", "most_recent_earnings", "fiscalDateEnding"],
+        ),
         ({"prices": {"company": {"symbol": "X", "bars": []}}}, ["body", "prices", "company"]),
     ],
 )

@@ -59,7 +59,9 @@ def test_server_folder_only_when_allowed(tmp_path: Path, sample_text: str) -> No
         events = read_sse(client, "GET", resp.json()["links"]["events"])
         assert events[-1]["data"]["status"] == "succeeded"
         missing = client.post("/v1/evals", json={**body, "dir": str(tmp_path / "nope")})
-        assert missing.status_code == 422 and "not a folder" in missing.json()["detail"]
+        assert missing.status_code == 422
+        [problem] = missing.json()["detail"]  # 422 always names the field
+        assert problem["loc"] == ["body", "dir"] and "not a folder" in problem["msg"]
 
 
 @pytest.mark.parametrize(
@@ -73,6 +75,8 @@ def test_server_folder_only_when_allowed(tmp_path: Path, sample_text: str) -> No
           "pipelines": ["zero_shot"]}, "pairwise takes two"),
         ({"calls": [{"id": "a", "transcript": "x"}], "concurrency": 0}, "greater than or equal"),
         ({"calls": [{"id": "a", "transcript": "x", "labels": {"day": 2}}]}, "labels"),
+        ({"calls": [{"id": "a", "transcript": "x"}], "judge": 0}, "judge"),
+        ({"calls": [{"id": "a", "transcript": "x"}], "ids": ["b"]}, "no transcript for id"),
     ],
 )  # fmt: skip
 def test_bad_eval_requests_are_422(tmp_path: Path, body: dict[str, Any], needle: str) -> None:
@@ -92,3 +96,19 @@ def test_evals_are_scoped_to_the_api_key(tmp_path: Path, sample_text: str) -> No
         url = mine.json()["links"]["self"]
         assert client.get(url, headers={"Authorization": "Bearer k2"}).status_code == 404
         assert client.get(url, headers={"Authorization": "Bearer k1"}).status_code == 200
+
+
+def test_pairwise_pipelines_are_run_even_if_not_listed(tmp_path: Path, sample_text: str) -> None:
+    body = {
+        "calls": [{"id": "a", "transcript": sample_text}],
+        "pipelines": ["zero_shot"],
+        "pairwise": ["zero_shot", "multi_agent"],
+    }
+    with api(tmp_path) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 202, resp.text
+        assert resp.json()["total"] == 2  # one call x (zero_shot + multi_agent)
+        events = read_sse(client, "GET", resp.json()["links"]["events"])
+        assert events[-1]["data"]["status"] == "succeeded"
+        started = {e["data"]["pipeline"] for e in events if e["event"] == "report_started"}
+        assert started == {"zero_shot", "multi_agent"}

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OUT, DropProxy, Server
+from tests.browser.conftest import OUT, DropProxy
 from tests.conftest import SAMPLE
+from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
 

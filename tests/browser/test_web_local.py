@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import OUT, Server, start_server, stop_server
+from tests.browser.conftest import OUT
+from tests.live_server import Server, start_server, stop_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.local_model]
 

@@ -61,13 +61,13 @@ def nodes(report: dict[str, Any]) -> list[str]:
 def test_writer_feedback_ensemble_with_financials(ectsum: Path, local_env: Path) -> None:
     report = analyze(
         [str(ectsum / "CFR_q3_2019.txt"), "--pipeline", "writer_feedback",
-         "--variant", "ensemble", "--financials", str(SAMPLES / "northwind_financials.json")],
+         "--variant", "ensemble", "--ensemble", "simple_writer,advanced_feedback",
+         "--financials", str(SAMPLES / "northwind_financials.json")],
         local_env,
     )  # fmt: skip
+    # two members keep CI time down; all four are run on scripted models (tests/graphs)
     wf = report["extras"]["writer_feedback"]
-    assert sorted(wf["candidates"]) == sorted(
-        ["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
-    )
+    assert sorted(wf["candidates"]) == ["advanced_feedback", "simple_writer"]
     assert nodes(report).count("judge") == 1 and 1 <= nodes(report).count("panel") <= 3
     grades = [c["grade"] for c in wf["candidates"].values()]
     assert all(g is not None for g in grades)
