@@ -1,0 +1,204 @@
+"""The scale-out topology under a quarter's batch: real PostgreSQL, Redis and Chroma servers,
+API replica(s) and 2 workers (scripts/topology.py), the fake model at 200 ms per call.
+
+200 findebate runs are POSTed at once (round-robin over the API replicas). Figures:
+- throughput (runs/s) against the ideal for the worker pool: workers x runs per worker, each
+  run lasting its critical path (7 model latencies, bench.orchestration) -> `efficiency`;
+  also against a solo run measured on the same machine (`efficiency_vs_solo`);
+- p50/p95 run latency (created -> finished: queueing included) and execution time;
+- lost runs (not succeeded) and duplicated node executions, read from PostgreSQL's event log
+  (each run's node_finished counts against a solo run's), must both be 0;
+- peak RSS per worker and per API process.
+
+    .venv/bin/python -m bench.load [--runs 200] [--workers 2] [--apis 1] [--per-worker 4]
+                                   [--latency 0.2]
+
+Needs the Debian packages `scripts/setup.sh --dev` installs (PostgreSQL, Redis).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bench.common import REPO, emit
+from bench.orchestration import CRITICAL_PATH_CALLS
+from scripts.topology import Topology, missing
+
+TEXT = (REPO / "samples" / "northwind_q2_2026.md").read_text(encoding="utf-8")
+DONE = {"succeeded", "degraded", "failed", "cancelled"}
+
+
+def call(url: str, method: str = "GET", body: Any = None, timeout: float = 60) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read())
+
+
+def post_run(api: str) -> str:
+    return str(call(f"{api}/v1/runs", "POST", {"transcript": TEXT, "pipeline": "findebate"})["id"])
+
+
+def wait_all(api: str, ids: list[str], timeout: float) -> dict[str, dict[str, Any]]:
+    """Every run's record once finished (polls the list endpoint, newest first)."""
+    want = set(ids)
+    done: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + timeout
+    while want - done.keys() and time.monotonic() < deadline:
+        offset = 0
+        while True:
+            page = call(f"{api}/v1/runs?limit=200&offset={offset}")
+            for run in page["items"]:
+                if run["id"] in want and run["status"] in DONE:
+                    done[run["id"]] = run
+            offset += len(page["items"])
+            if not page["items"] or offset >= page["total"]:
+                break
+        time.sleep(0.5)
+    return done
+
+
+def seconds(a: str, b: str) -> float:
+    return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
+
+
+def node_counts(topo: Topology, run_id: str | None = None) -> dict[str, Counter[str]]:
+    import psycopg
+
+    sql = "SELECT run_id, data FROM events WHERE type = 'node_finished'"
+    args: tuple[Any, ...] = ()
+    if run_id:
+        sql, args = sql + " AND run_id = %s", (run_id,)
+    out: dict[str, Counter[str]] = {}
+    with psycopg.connect(topo.postgres.url, autocommit=True) as conn:
+        for rid, payload in conn.execute(sql.encode(), args):
+            data = payload if isinstance(payload, dict) else json.loads(payload)
+            out.setdefault(rid, Counter())[data["node"]] += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--apis", type=int, default=1)
+    ap.add_argument("--per-worker", type=int, default=4, help="EDESK_MAX_RUNS of each worker")
+    ap.add_argument("--latency", type=float, default=0.2, help="fake model seconds per call")
+    ap.add_argument("--timeout", type=float, default=900)
+    args = ap.parse_args(argv)
+    if lacking := missing():
+        print("skipped: " + "; ".join(lacking))
+        print(json.dumps({"skipped": True, "reason": "; ".join(lacking)}))
+        return 0
+    env = {
+        "EDESK_PROVIDER": "fake",
+        "EDESK_EMBEDDINGS": "fake",
+        "EDESK_FAKE_LATENCY": str(args.latency),
+        "EDESK_MAX_RUNS": str(args.per_worker),
+    }
+    root = Path(tempfile.mkdtemp(prefix="edesk-load-"))
+    topo = Topology(root, apis=args.apis, workers=args.workers, env=env)
+    rss: dict[str, float] = {}
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            for p in [*topo.api, *topo.worker]:
+                mb = p.rss_mb()
+                if mb is not None:
+                    rss[p.name] = max(rss.get(p.name, 0.0), mb)
+            stop.wait(0.5)
+
+    try:
+        topo.up()
+        apis = [p.url for p in topo.api]
+        solo_id = post_run(apis[0])  # the reference: one run alone
+        solo = wait_all(apis[0], [solo_id], 120)[solo_id]
+        assert solo["status"] == "succeeded", solo
+        solo_s = seconds(solo["started_at"], solo["finished_at"])
+        reference = node_counts(topo, solo_id)[solo_id]
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(max_workers=64) as pool:
+            ids = list(pool.map(lambda i: post_run(apis[i % len(apis)]), range(args.runs)))
+        submitted_s = time.monotonic() - t0
+        runs = wait_all(apis[0], ids, args.timeout)
+        makespan = time.monotonic() - t0
+        stop.set()
+        sampler.join()
+        counts = node_counts(topo)
+    finally:
+        stop.set()
+        topo.down()
+
+    finished = [runs[i] for i in ids if i in runs]
+    ok = [r for r in finished if r["status"] == "succeeded"]
+    duplicated = sum(
+        max(0, n - reference[node]) for rid in ids for node, n in counts.get(rid, Counter()).items()
+    )
+    missing_nodes = sum(
+        max(0, reference[node] - counts.get(r["id"], Counter())[node])
+        for r in ok
+        for node in reference
+    )
+    latency = [seconds(r["created_at"], r["finished_at"]) for r in ok]
+    execution = [seconds(r["started_at"], r["finished_at"]) for r in ok]
+    pool_size = args.workers * args.per_worker
+    ideal_run_s = CRITICAL_PATH_CALLS * args.latency
+    throughput = len(ok) / makespan
+    ideal = pool_size / ideal_run_s
+    figures = {
+        "runs": args.runs,
+        "workers": args.workers,
+        "apis": args.apis,
+        "runs_per_worker": args.per_worker,
+        "latency_s": args.latency,
+        "submit_s": round(submitted_s, 2),
+        "makespan_s": round(makespan, 2),
+        "throughput_runs_per_s": round(throughput, 3),
+        "ideal_runs_per_s": round(ideal, 3),
+        "efficiency": round(throughput / ideal, 3),
+        "solo_run_s": round(solo_s, 3),
+        "efficiency_vs_solo": round(throughput / (pool_size / solo_s), 3),
+        "latency_p50_s": pct(latency, 0.5) if latency else None,
+        "latency_p95_s": pct(latency, 0.95) if latency else None,
+        "execution_p50_s": pct(execution, 0.5) if execution else None,
+        "execution_p95_s": pct(execution, 0.95) if execution else None,
+        "succeeded": len(ok),
+        "lost_runs": args.runs - len(ok),
+        "statuses": dict(Counter(r["status"] for r in finished)),
+        "duplicated_node_executions": duplicated,
+        "missing_node_executions": missing_nodes,
+        "nodes_per_run": sum(reference.values()),
+        "worker_rss_mb_peak": {k: round(v) for k, v in rss.items() if k.startswith("worker")},
+        "api_rss_mb_peak": {k: round(v) for k, v in rss.items() if k.startswith("api")},
+        "worker_rss_mb_mean": round(
+            statistics.mean([v for k, v in rss.items() if k.startswith("worker")] or [0.0])
+        ),
+    }
+    emit(figures)
+    return 0 if figures["lost_runs"] == 0 and duplicated == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
