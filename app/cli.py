@@ -251,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="execute queued runs (needs EDESK_DATABASE_URL and EDESK_REDIS_URL; start many)",
     )
     wk.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    wk.add_argument(
+        "--alive",
+        action="store_true",
+        help="health check: exit 0 if a worker with these settings is alive, else 1",
+    )
     return parser
 
 
@@ -280,8 +285,10 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
 def worker(args: argparse.Namespace, settings: Settings) -> int:
     import logging
 
-    from app.worker import run_worker
+    from app.worker import is_alive, run_worker
 
+    if args.alive:
+        return EXIT_OK if is_alive(settings) else 1
     if not (settings.database_url and settings.redis_url):
         raise ConfigError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
     logging.basicConfig(

@@ -133,7 +133,7 @@ LOCAL_MAX_TOKENS: dict[str, int] = {
 class Settings(BaseSettings):
     """Every knob of Earnings Desk; see the README's configuration table."""
 
-    model_config = SettingsConfigDict(env_prefix="EDESK_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="EDESK_", extra="ignore", env_ignore_empty=True)
 
     data_dir: Path = Path("./data")
 

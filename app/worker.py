@@ -25,6 +25,7 @@ import signal
 import socket
 import time
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from arq import Retry
@@ -41,6 +42,20 @@ from core.context import RunControl
 from core.llm import ModelSource
 
 log = logging.getLogger("earnings_desk.worker")
+
+
+def alive_path(settings: Settings) -> Path:
+    return settings.data_dir / "worker.alive"
+
+
+def is_alive(settings: Settings) -> bool:
+    """The worker's sweeper touched its liveness file within three lease periods (container
+    health checks: `earnings-desk worker --alive`)."""
+    try:
+        age = time.time() - alive_path(settings).stat().st_mtime
+    except OSError:
+        return False
+    return age < 3 * max(settings.lease_seconds, 5)
 
 
 class WorkerNode:
@@ -120,6 +135,8 @@ class WorkerNode:
     async def sweeper(self) -> None:
         while True:
             await asyncio.sleep(min(self.settings.lease_seconds / 4, 5.0))
+            with contextlib.suppress(OSError):  # liveness for `earnings-desk worker --alive`
+                alive_path(self.settings).touch()
             try:
                 await self.sweep_once()
             except Exception as exc:  # database or Redis away: try again next round

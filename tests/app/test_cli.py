@@ -246,3 +246,20 @@ def test_bad_pipeline_options_refused(
 ) -> None:
     assert main(["analyze", str(SAMPLE), *extra]) == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+def test_worker_alive_check(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`earnings-desk worker --alive` (the compose health check) reads the file a running
+    worker's sweeper touches: missing or stale -> 1, fresh -> 0."""
+    import os
+    import time
+
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("EDESK_LEASE_SECONDS", "5")
+    assert main(["worker", "--alive"]) == 1
+    alive = tmp_path / "worker.alive"
+    alive.touch()
+    assert main(["worker", "--alive"]) == EXIT_OK
+    old = time.time() - 60
+    os.utime(alive, (old, old))
+    assert main(["worker", "--alive"]) == 1

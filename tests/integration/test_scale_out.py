@@ -179,3 +179,20 @@ async def test_replicas_starting_together_on_a_fresh_database(
         distinct, total = theirs.fetchone() or (0, 0)
     assert mine is not None and mine[0] >= 2
     assert distinct == total > 0
+
+
+def test_workers_report_alive(topology: Topology) -> None:
+    """The compose health check of a worker: its sweeper keeps the liveness file fresh."""
+    import subprocess
+    import sys
+
+    live = [w for w in topology.worker if w.proc is not None and w.proc.poll() is None]
+    assert live, "no worker process running"
+    for w in live:
+        cmd = [sys.executable, "-c", "import sys; from app.cli import main; "
+               "sys.exit(main(sys.argv[1:]))", "worker", "--alive"]  # fmt: skip
+        wait_until(
+            lambda cmd=cmd, w=w: subprocess.run(cmd, env=w.env, check=False).returncode == 0,
+            f"{w.name} alive",
+            timeout=15,
+        )
