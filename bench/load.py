@@ -25,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -34,19 +33,10 @@ from typing import Any
 
 from bench.common import REPO, emit
 from bench.orchestration import CRITICAL_PATH_CALLS
-from scripts.topology import Topology, missing
+from scripts.topology import Topology, call, missing
 
 TEXT = (REPO / "samples" / "northwind_q2_2026.md").read_text(encoding="utf-8")
 DONE = {"succeeded", "degraded", "failed", "cancelled"}
-
-
-def call(url: str, method: str = "GET", body: Any = None, timeout: float = 60) -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return json.loads(resp.read())
 
 
 def post_run(api: str) -> str:

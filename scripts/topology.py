@@ -27,6 +27,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = "import sys; from app.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -223,6 +224,16 @@ class Chroma:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
         self.proc = None
+
+
+def call(url: str, method: str = "GET", body: Any = None, timeout: float = 60) -> Any:
+    """One JSON request to an API process: the parsed answer (HTTP errors raise)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read())
 
 
 def _get(url: str) -> bool:

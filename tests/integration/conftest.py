@@ -16,18 +16,9 @@ from typing import Any
 
 import pytest
 
-from scripts.topology import Topology, missing
+from scripts.topology import Topology, call, missing
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "northwind_q2_2026.md"
-
-
-def call(url: str, method: str = "GET", body: Any = None, timeout: float = 30) -> Any:
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return json.loads(resp.read())
 
 
 def start_run(api: str, pipeline: str = "findebate", **extra: Any) -> str:

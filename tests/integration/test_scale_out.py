@@ -16,9 +16,8 @@ import pytest
 from app.engine import Engine
 from app.settings import Settings
 from app.store_pg import PgRunStore
-from scripts.topology import Topology
+from scripts.topology import Topology, call
 from tests.integration.conftest import (
-    call,
     db,
     events,
     finished_nodes,
