@@ -68,7 +68,9 @@ def test_writer_feedback_ensemble_with_financials(ectsum: Path, local_env: Path)
     # two members keep CI time down; all four are run on scripted models (tests/graphs)
     wf = report["extras"]["writer_feedback"]
     assert sorted(wf["candidates"]) == ["advanced_feedback", "simple_writer"]
-    assert nodes(report).count("judge") == 1 and 1 <= nodes(report).count("panel") <= 3
+    n = nodes(report)
+    assert n.count("judge") == 1 and n.count("simple_writer") == 1
+    assert {"financial_expert", "risk_reviewer", "persuasiveness", "tally_reviews"} <= set(n)
     grades = [c["grade"] for c in wf["candidates"].values()]
     assert all(g is not None for g in grades)
     assert wf["chosen"] in wf["candidates"]
