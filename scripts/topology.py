@@ -217,12 +217,7 @@ class Chroma:
         _wait(lambda: _get(f"{self.url}/api/v2/heartbeat"), "chroma", self.proc, log)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        _terminate(self.proc, 10)
         self.proc = None
 
 
@@ -234,6 +229,17 @@ def call(url: str, method: str = "GET", body: Any = None, timeout: float = 60) -
         req.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         return json.loads(resp.read())
+
+
+def _terminate(proc: subprocess.Popen[bytes] | None, timeout: float) -> None:
+    """SIGTERM, then SIGKILL if it is still there after `timeout` seconds."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _get(url: str) -> bool:
@@ -279,13 +285,7 @@ class EdeskProcess:
             self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _terminate(self.proc, 20)
 
     def rss_mb(self) -> float | None:
         if self.proc is None:
