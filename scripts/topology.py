@@ -119,11 +119,16 @@ class Postgres:
         if not hasattr(self, "bin"):
             self.init()
         log = self.root / "postgres.log"
+        # the server is our direct child (not under runuser, which would not pass signals on
+        # and could leave it running when killed): stop/restart reach PostgreSQL itself
+        owner: dict[str, Any] = {}
+        if os.geteuid() == 0:
+            owner = {"user": "postgres", "group": "postgres"}
         self.proc = subprocess.Popen(
-            self._as_owner([str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
-                            "-k", str(self.root), "-c", "listen_addresses=127.0.0.1",
-                            "-c", "fsync=off", "-c", "max_connections=300"]),
-            stdout=log.open("ab"), stderr=subprocess.STDOUT,
+            [str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port),
+             "-k", str(self.root), "-c", "listen_addresses=127.0.0.1",
+             "-c", "fsync=off", "-c", "max_connections=300"],
+            stdout=log.open("ab"), stderr=subprocess.STDOUT, **owner,
         )  # fmt: skip
         _wait(lambda: self._ready(), "postgres", self.proc, log)
 
