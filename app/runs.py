@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import fields, replace
 from typing import Any, Protocol
@@ -16,7 +17,7 @@ from pydantic import BaseModel
 
 from app.bus import WAKE, Bus
 from app.engine import Engine, RunOutcome, is_infra_error
-from app.events import RunError, RunFinished, TokenDelta
+from app.events import NodeFinished, RunError, RunFinished, TokenDelta
 from app.settings import Settings
 from app.store import TERMINAL, RunRecord, Store, now
 from core.context import RunControl, RunOptions
@@ -101,6 +102,8 @@ class RunExecutor:
                 else None,
                 prices=Prices.model_validate(record.input.prices) if record.input.prices else None,
             )
+            if resume:
+                await self._recover_node_events(record, outcome)
             await self._finish(record, outcome)
         except asyncio.CancelledError:
             raise  # process shutting down: the run stays `running` and is resumed
@@ -148,6 +151,32 @@ class RunExecutor:
         url = f"/v1/runs/{record.id}/report.md" if outcome.report else None
         await self.publish(record.id, finished.model_copy(update={"report_url": url}))
         log.info("run %s finished: %s", record.id, outcome.status)
+
+    async def _recover_node_events(self, record: RunRecord, outcome: RunOutcome) -> None:
+        """A node whose writes reached the checkpoint but whose node_finished did not reach the
+        event log (the process died, or the database went away, in between) is not run again
+        on resume, so LangGraph never reports it again: log it from the checkpoint's trace."""
+        nodes = set(self.engine.graphs[record.pipeline].nodes)
+        logged = Counter(
+            e.data.get("node") for e in await self.store.events(record.id)
+            if e.type == "node_finished"
+        )  # fmt: skip
+        seen: Counter[str] = Counter()
+        for t in await self._trace(record.id, outcome):
+            if t.node not in nodes:
+                continue
+            seen[t.node] += 1
+            if seen[t.node] > logged[t.node]:
+                log.warning("run %s: node %s finished unlogged; logged now", record.id, t.node)
+                await self.publish(
+                    record.id,
+                    NodeFinished(
+                        run_id=record.id, node=t.node, duration_ms=t.duration_ms,
+                        tokens=t.prompt_tokens + t.completion_tokens, outcome=t.outcome,
+                        summary="logged on resume (finished before an interruption)",
+                        at=t.ended_at,
+                    ),
+                )  # fmt: skip
 
     async def _trace(self, run_id: str, outcome: RunOutcome) -> list[NodeTrace]:
         if outcome.report is not None:

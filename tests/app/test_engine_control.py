@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,3 +80,53 @@ async def test_token_events_only_when_asked(fake_engine: Any, sample_text: str) 
     tokens = [e for e in loud.events if isinstance(e, TokenDelta)]
     assert loud.status == "succeeded"
     assert {t.node for t in tokens} >= {"trust", "skeptic", *SPECIALISTS}
+
+
+async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
+    fake_engine: Any, sample_text: str, tmp_path: Path
+) -> None:
+    """The worker dies (here: the database goes away) after the report node's writes reached
+    the checkpoint and before its node_finished reached the event log. On retry the graph is
+    already complete, so LangGraph neither runs nor reports that node again; the executor logs
+    it from the checkpoint's trace: every node finished exactly once in the log."""
+    import psycopg
+
+    from app.bus import LocalBus
+    from app.runs import RunExecutor
+    from app.store import RunInput, RunRecord, RunStore, now
+
+    class Interrupted(RunStore):
+        dropped = failed = False
+
+        async def append_event(self, run_id: str, event: BaseModel) -> int:
+            if isinstance(event, NodeFinished) and event.node == "report" and not self.dropped:
+                self.dropped = True  # the write that never happened
+                return 0
+            return await super().append_event(run_id, event)
+
+        async def update(self, run_id: str, **fields: Any) -> None:
+            if fields.get("status") == "succeeded" and not self.failed:
+                self.failed = True
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            await super().update(run_id, **fields)
+
+    async with fake_engine(findebate_models(block(), block())) as engine:
+        store = await Interrupted.open(tmp_path / "runs.sqlite")
+        record = RunRecord(
+            id="r1", pipeline="findebate", status="queued", created_at=now(),
+            input=RunInput(transcript=sample_text),
+        )  # fmt: skip
+        await store.create(record)
+        executor = RunExecutor(engine, store, LocalBus(), engine.settings)
+        with pytest.raises(psycopg.OperationalError):
+            await executor.execute(record, RunControl(), resume=False, infra_raises=True)
+        assert await executor.has_checkpoint(record)
+        await executor.execute(record, RunControl(), resume=True, infra_raises=True)
+        done = await store.get("r1")
+        events = await store.events("r1")
+        await store.close()
+    assert done is not None and done.status == "succeeded"
+    finished = Counter(e.data["node"] for e in events if e.type == "node_finished")
+    assert finished["report"] == 1 and set(finished.values()) == {1}
+    assert len(finished) == 15  # every findebate node, once
+    assert events[-1].type == "run_finished"
