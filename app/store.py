@@ -86,6 +86,19 @@ class StoredEvent(BaseModel):
     data: dict[str, Any]
 
 
+def run_filter(
+    owner: str | None, status: str | None, pipeline: str | None, *, mark: str
+) -> tuple[str, list[Any]]:
+    """The WHERE clause of a run listing (both stores): owner when given (auth on), status and
+    pipeline when not empty; `mark` is the driver's placeholder (`?` SQLite, `%s` psycopg)."""
+    where, args = ["1 = 1"], []
+    for column, value in (("owner", owner), ("status", status), ("pipeline", pipeline)):
+        if value is not None and (column == "owner" or value):
+            where.append(f"{column} = {mark}")
+            args.append(value)
+    return " AND ".join(where), args
+
+
 _COLUMNS = (
     "id, pipeline, status, owner, created_at, started_at, finished_at, input, report, error, "
     "failed_node, reason, prompt_tokens, completion_tokens, cost, cancel_requested"
@@ -232,17 +245,7 @@ class RunStore(Store):
         limit: int = 20,
         offset: int = 0,
     ) -> tuple[list[RunRecord], int]:
-        where, args = ["1 = 1"], []
-        if owner is not None:
-            where.append("owner = ?")
-            args.append(owner)
-        if status:
-            where.append("status = ?")
-            args.append(status)
-        if pipeline:
-            where.append("pipeline = ?")
-            args.append(pipeline)
-        clause = " AND ".join(where)
+        clause, args = run_filter(owner, status, pipeline, mark="?")
         total = await self._fetch(f"SELECT COUNT(*) FROM runs WHERE {clause}", args)
         rows = await self._fetch(
             f"SELECT {_COLUMNS} FROM runs WHERE {clause} "

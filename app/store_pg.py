@@ -15,7 +15,16 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel
 
-from app.store import _COLUMNS, _UPDATABLE, RunRecord, Store, StoredEvent, column_value, to_record
+from app.store import (
+    _COLUMNS,
+    _UPDATABLE,
+    RunRecord,
+    Store,
+    StoredEvent,
+    column_value,
+    run_filter,
+    to_record,
+)
 
 MIGRATIONS: list[tuple[int, str]] = [
     (
@@ -148,12 +157,7 @@ class PgRunStore(Store):
         limit: int = 20,
         offset: int = 0,
     ) -> tuple[list[RunRecord], int]:
-        where, args = ["TRUE"], []
-        for column, value in (("owner", owner), ("status", status), ("pipeline", pipeline)):
-            if value is not None and (column == "owner" or value):
-                where.append(f"{column} = %s")
-                args.append(value)
-        clause = " AND ".join(where)
+        clause, args = run_filter(owner, status, pipeline, mark="%s")
         total = await self._fetch(f"SELECT COUNT(*) AS n FROM runs WHERE {clause}", args)
         rows = await self._fetch(
             f"SELECT {_COLUMNS} FROM runs WHERE {clause} "

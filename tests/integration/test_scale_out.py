@@ -58,6 +58,10 @@ def test_post_on_one_replica_stream_from_the_other(topology: Topology) -> None:
     assert got.count("node_started") == got.count("node_finished") > 5
     run = call(f"{b}/v1/runs/{run_id}")
     assert run["status"] == "succeeded" and run["report"]["recommendations"]
+    # the run list, filtered, from PostgreSQL
+    listed = call(f"{b}/v1/runs?status=succeeded&pipeline=findebate&limit=200")
+    assert run_id in {r["id"] for r in listed["items"]} and listed["total"] >= 1
+    assert run_id not in {r["id"] for r in call(f"{b}/v1/runs?pipeline=zero_shot")["items"]}
     # retrieval went through the Chroma server: the call's collection lives there
     assert topology.chroma is not None
     cols = call(f"{topology.chroma.url}/api/v2/tenants/default_tenant/databases/"
