@@ -3,137 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.context import ENSEMBLE_MEMBERS, RunOptions, WriterVariant
-from core.rag import Retriever
+from core.options import RunOptions
+from core.roles import Role
+from nodes.registry import ROLES
 
 Provider = Literal["local", "openai", "fake"]
 
-ROLES: tuple[str, ...] = (
-    "earnings_analyst",
-    "market_predictor",
-    "sentiment_analyst",
-    "valuation_analyst",
-    "risk_analyst",
-    "synthesizer",
-    "trust",
-    "skeptic",
-    "leader",
-    "extractor",
-    # conversation pipeline
-    "writer",
-    "analyst",
-    "psychologist",
-    "editor",
-    "client",
-    # writer_feedback pipeline
-    "simple_writer",
-    "advanced_writer",
-    "panel",
-    "financial_expert",
-    "risk_reviewer",
-    "persuasiveness",
-    "rewriter",
-    "grader",
-    # adversarial pipeline
-    "factual_analyst",
-    "behavioral_analyst",
-    "market_analyst",
-    "bull",
-    "bear",
-    "devils_advocate",
-    "judge",
-    "stress_analyst",
-    "lead_analyst",
-    # every pipeline
-    "fact_checker",
-)
 
-# Completion-token budgets per role for a capable remote model ...
-REMOTE_MAX_TOKENS: dict[str, int] = {
-    "earnings_analyst": 1800,
-    "market_predictor": 1800,
-    "sentiment_analyst": 1800,
-    "valuation_analyst": 1800,
-    "risk_analyst": 1800,
-    "synthesizer": 3000,
-    "trust": 3000,
-    "skeptic": 3000,
-    "leader": 3500,
-    "extractor": 1000,
-    "writer": 3000,
-    "analyst": 1200,
-    "psychologist": 1200,
-    "editor": 1200,
-    "client": 400,
-    "simple_writer": 3000,
-    "advanced_writer": 4000,
-    "panel": 1500,
-    "financial_expert": 1200,
-    "risk_reviewer": 1200,
-    "persuasiveness": 1200,
-    "rewriter": 4000,
-    "grader": 800,
-    "factual_analyst": 1500,
-    "behavioral_analyst": 1500,
-    "market_analyst": 600,
-    "bull": 1200,
-    "bear": 1200,
-    "devils_advocate": 1000,
-    "judge": 800,
-    "stress_analyst": 150,
-    "lead_analyst": 1600,
-    "fact_checker": 3500,
-}
-# ... and scaled down for the bundled local model so a whole run fits a 2-core machine and every
-# prompt fits its 4096-token context.
-LOCAL_MAX_TOKENS: dict[str, int] = {
-    "earnings_analyst": 300,
-    "market_predictor": 300,
-    "sentiment_analyst": 300,
-    "valuation_analyst": 300,
-    "risk_analyst": 300,
-    "synthesizer": 600,
-    "trust": 450,
-    "skeptic": 450,
-    "leader": 600,
-    # the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always fits, so
-    # grammar-constrained output is never cut off mid-JSON
-    "extractor": 768,
-    "writer": 600,
-    "analyst": 250,
-    "psychologist": 250,
-    "editor": 250,
-    "client": 80,
-    "simple_writer": 500,
-    "advanced_writer": 600,
-    "panel": 200,
-    "financial_expert": 150,
-    "risk_reviewer": 150,
-    "persuasiveness": 150,
-    "rewriter": 600,
-    "grader": 200,
-    "factual_analyst": 250,
-    "behavioral_analyst": 250,
-    "market_analyst": 200,
-    "bull": 200,
-    "bear": 200,
-    "devils_advocate": 300,
-    "judge": 250,
-    "stress_analyst": 60,
-    "lead_analyst": 1000,
-    "fact_checker": 700,
-}
+class Settings(BaseSettings, RunOptions):
+    """Every knob of Earnings Desk; see the README's configuration table. The run options'
+    defaults are the `RunOptions` fields themselves (inherited: `EDESK_CHUNK_WORDS` sets
+    `chunk_words`), with their bounds; the rest are process settings."""
 
-
-class Settings(BaseSettings):
-    """Every knob of Earnings Desk; see the README's configuration table."""
-
-    model_config = SettingsConfigDict(env_prefix="EDESK_", extra="ignore", env_ignore_empty=True)
+    model_config = SettingsConfigDict(
+        env_prefix="EDESK_", extra="ignore", env_ignore_empty=True, frozen=False
+    )
 
     data_dir: Path = Path("./data")
 
@@ -175,7 +64,6 @@ class Settings(BaseSettings):
 
     # service
     max_runs: int = Field(default=2, description="runs executing at once; the rest wait queued")
-    token_budget: int | None = Field(default=None, description="default per-run token budget")
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
@@ -226,36 +114,16 @@ class Settings(BaseSettings):
         ge=1_000_000,
         description="any request body past this is refused with 413 (runs: the transcript limit)",
     )
-    parse_retries: int = 2
-    max_conviction_shift: int = 10
-    chunk_words: int = 150
-    conversation_rounds: int = Field(default=3, description="conversation pipeline round limit")
-    writer_variant: WriterVariant = Field(
-        default="advanced_feedback", description="writer_feedback variant when a run names none"
-    )
-    ensemble_variants: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=ENSEMBLE_MEMBERS, description="comma-separated variants the ensemble runs"
-    )
-    feedback_iterations: int = Field(default=3, description="simple feedback loop limit")
     llm_cache: Path | None = Field(
         default=None,
         description="SQLite file caching model answers by model, parameters and prompt "
         "(`eval` uses <out>/llm-cache.sqlite unless --no-cache)",
     )
-    retriever: Retriever = Field(
-        default="hybrid", description="hybrid (dense + BM25, fused by rank), dense or bm25"
-    )
-    fact_check: bool = Field(
-        default=True, description="one model correction of unsupported figures before the report"
-    )
-    retrieval_k: int = 4
-    evidence_per_dimension: int = 8
-    evidence_words: int | None = None
-    transcript_words: int | None = None
 
     @field_validator("ensemble_variants", mode="before")
     @classmethod
     def _comma_list(cls, v: Any) -> Any:
+        """`EDESK_ENSEMBLE_VARIANTS=simple_writer,advanced_feedback` (plain text, see NoDecode)."""
         return tuple(x.strip() for x in v.split(",") if x.strip()) if isinstance(v, str) else v
 
     @field_validator("role_models")
@@ -299,23 +167,13 @@ class Settings(BaseSettings):
     def _positive(self) -> Settings:
         for name in (
             "max_runs",
-            "conversation_rounds",
             "max_concurrency",
             "local_n_ctx",
             "local_threads",
             "max_transcript_bytes",
-            "chunk_words",
-            "retrieval_k",
-            "evidence_per_dimension",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        # the run options' own checks (variants, iterations), with their messages
-        RunOptions(
-            writer_variant=self.writer_variant,
-            ensemble_variants=self.ensemble_variants,
-            feedback_iterations=self.feedback_iterations,
-        )
         if self.redis_url and not self.database_url:
             raise ValueError(
                 "EDESK_REDIS_URL (workers) needs EDESK_DATABASE_URL: API and workers share "
@@ -331,8 +189,8 @@ class Settings(BaseSettings):
             FaultPlan.of(self.faults)  # names the unknown fault
         if self.lease_seconds < 3:
             raise ValueError("lease_seconds must be >= 3")
-        if self.max_retries < 0 or self.parse_retries < 0:
-            raise ValueError("retry counts must be >= 0")
+        if self.max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
         uses_openai = self.provider == "openai" or any(
             s.startswith("openai:") for s in self.role_models.values()
         )
@@ -345,19 +203,35 @@ class Settings(BaseSettings):
             s.startswith("local") for s in self.role_models.values()
         )
 
+    @staticmethod
+    def roles() -> dict[str, Role]:
+        """The model roles the nodes declare (nodes.registry)."""
+        return ROLES
+
     def budget(self, role: str, provider: Provider) -> int:
+        """Completion tokens for `role`: EDESK_MAX_TOKENS, else what the role declares."""
         if role in self.max_tokens:
             return self.max_tokens[role]
-        table = LOCAL_MAX_TOKENS if provider == "local" else REMOTE_MAX_TOKENS
-        return table[role]
+        return ROLES[role].budget(local=provider == "local")
 
-    def evidence_budget(self) -> int:
-        """Words of evidence per prompt: small enough for the local model's context by default."""
+    def run_defaults(self) -> RunOptions:
+        """The run options every run starts from: the `EDESK_` values of the option fields."""
+        return RunOptions.model_validate(
+            {name: getattr(self, name) for name in RunOptions.model_fields}
+        )
+
+    def evidence_budget(self, given: int | None = None) -> int:
+        """Words of evidence per prompt: the option, else small enough for the local model."""
+        if given is not None:
+            return given
         if self.evidence_words is not None:
             return self.evidence_words
         return 700 if self.provider == "local" else 2500
 
-    def transcript_budget(self) -> int:
+    def transcript_budget(self, given: int | None = None) -> int:
+        """Words of transcript a prompt may hold: the option, else sized to the model."""
+        if given is not None:
+            return given
         if self.transcript_words is not None:
             return self.transcript_words
         return 1800 if self.provider == "local" else 60_000

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.models import LazyEmbeddings
+from app.llm.factory import LazyEmbeddings
 from app.settings import Settings
 from bench.common import ectsum_file, emit
 from core.chunking import recursive_chunks

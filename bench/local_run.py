@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.engine import Engine
+from app.service.engine import Engine
 from app.settings import Settings
 from bench.common import ectsum_file, emit
 from core.transcript import parse_transcript

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from app.engine import Durability, Engine
+from app.service.engine import Durability, Engine
 from app.settings import Settings
 from bench.common import REPO, emit
 from core.contract import Report

@@ -24,23 +24,16 @@ from pathlib import Path
 from statistics import mean
 from typing import Any, get_args
 
-from app.models import build_embeddings
+from app.llm.factory import build_embeddings
 from app.settings import Settings
 from bench.common import ECTSUM, emit
 from core.chunking import fixed_chunks, recursive_chunks
 from core.contract import Chunk, EvidencePassage
 from core.grounding import extract_figures, same_figure
-from core.rag import (
-    FINDEBATE_DIMENSIONS,
-    Hit,
-    Retriever,
-    TranscriptIndex,
-    interleave,
-    take_words,
-    to_passage,
-)
+from core.options import Retriever
+from core.rag import Hit, TranscriptIndex, interleave, take_words, to_passage
 from core.transcript import Transcript, parse_transcript
-from nodes.specialists import SPECIALISTS
+from nodes.specialists import FINDEBATE_DIMENSIONS, SPECIALISTS
 
 
 def specialist_evidence(hits: Mapping[str, list[Hit]], budget: int) -> list[EvidencePassage]:

@@ -1,5 +1,5 @@
 """Transcript RAG: index chunks in Chroma (one collection per transcript content) and retrieve
-along the FinDebate paper's four dimensions (Appendix B, Table 2), merged and de-duplicated."""
+along named query dimensions (each pipeline brings its own), merged and de-duplicated."""
 
 from __future__ import annotations
 
@@ -9,49 +9,13 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from rank_bm25 import BM25Okapi
 
 from core.contract import Chunk, EvidencePassage
-
-# Our own query sets, one list per dimension of the paper's Table 2 (grouped the same way).
-FINDEBATE_DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "general_performance": (
-        "quarterly financial results revenue earnings per share beat or miss versus expectations",
-        "forward guidance outlook forecast for the full year and next quarter",
-        "growth trends margin expansion profitability cash flow and competitive position",
-        "catalysts opportunities product launches market expansion strategic initiatives",
-    ),
-    "specialized_metrics": (
-        "net interest margin loans deposits credit quality and asset quality",
-        "non-performing assets charge-offs provision for loan losses problem loans",
-        "return on assets return on equity efficiency ratio capital adequacy",
-        "regulatory capital tier 1 capital stress testing compliance",
-        "deposit growth loan growth credit demand funding costs interest rates",
-        "segment revenue operating margin gross margin free cash flow and leverage",
-    ),
-    "sentiment_risk": (
-        "management confidence tone optimistic or cautious about the business",
-        "risks challenges concerns headwinds uncertainties and market conditions",
-        "analyst questions investor concerns and how management answered",
-        "risk management credit risk operational risk market risk liquidity risk",
-    ),
-    "multi_query": (
-        "near-term timeline events this week this month next quarter",
-        "comparison with last year and last quarter performance trends",
-        "overall assessment of the quarter across the business",
-        "sequential improvement or deterioration over recent quarters",
-    ),
-}
-
-# One generic query set for the standard-RAG baseline.
-STANDARD_QUERIES: tuple[str, ...] = (
-    "summary of the company's quarterly results and outlook",
-    "key numbers revenue earnings guidance",
-    "risks and challenges discussed on the call",
-)
+from core.options import Retriever
 
 
 @dataclass(frozen=True)
@@ -68,10 +32,6 @@ class Hit:
     dimensions: tuple[str, ...]
 
 
-# How passages are found for a query: embeddings, BM25 over words and figures, or both fused by
-# reciprocal rank. bench/retrieval.py measured hybrid best on ECTSum (share of the gold bullets'
-# figures reaching the specialists: hybrid 0.726, BM25 0.708, dense 0.671), so it is the default.
-Retriever = Literal["hybrid", "dense", "bm25"]
 RRF_C = 60  # the usual reciprocal-rank-fusion constant
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from langgraph.graph import START
 
-from core.rag import STANDARD_QUERIES
 from graphs._common import add_report
 from graphs.findebate import PipelineGraph, add_multi_agent_draft, new_graph
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.synthesis import make_writer
+
+# One generic query set for the standard-RAG baseline.
+STANDARD_QUERIES: tuple[str, ...] = (
+    "summary of the company's quarterly results and outlook",
+    "key numbers revenue earnings guidance",
+    "risks and challenges discussed on the call",
+)
 
 
 def build_zero_shot() -> PipelineGraph:

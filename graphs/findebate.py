@@ -5,13 +5,12 @@ from __future__ import annotations
 from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
-from core.rag import FINDEBATE_DIMENSIONS
 from core.state import PipelineInput, PipelineOutput, PipelineState
 from graphs._common import add_report, pipeline_graph
 from nodes.debate import leader, skeptic, trust
 from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
 from nodes.retrieval import make_ingest, make_retrieve
-from nodes.specialists import SPECIALISTS, make_specialist
+from nodes.specialists import FINDEBATE_DIMENSIONS, SPECIALISTS, make_specialist
 from nodes.synthesis import make_writer
 
 PipelineGraph = StateGraph[PipelineState, RunContext, PipelineInput, PipelineOutput]

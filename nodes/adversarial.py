@@ -18,10 +18,26 @@ from core.context import RunContext
 from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.llm import complete
 from core.market import scorecard
+from core.roles import Role, roles
 from core.state import AdversarialState, Analysis, Argument
 from nodes.parsing import ask, unparseable, write_draft
 from nodes.tracing import NodeFn, traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("factual_analyst", remote=1500, local=250),
+    Role("behavioral_analyst", remote=1500, local=250),
+    Role("market_analyst", remote=600, local=200),
+    Role("bull", remote=1200, local=200),
+    Role("bear", remote=1200, local=200),
+    Role("devils_advocate", remote=1000, local=300),
+    Role("judge", remote=800, local=250),
+    Role("stress_analyst", remote=150, local=60),
+    Role("lead_analyst", remote=1600, local=1000),
+)
+
 
 Side = Literal["bull", "bear"]
 SIDES: tuple[Side, ...] = ("bull", "bear")
@@ -64,7 +80,7 @@ def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
         prompt = render(
             f"adversarial/{role}",
             call=state["call"],
-            transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+            transcript=state["transcript"].excerpt(ctx.words.transcript),
         )
         text = await complete(handle, prompt.messages(), role=role)
         return {"analyses": {role: Analysis(role=role, model=handle.name, text=text)}}
@@ -140,7 +156,7 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
             f"adversarial/{side}",
             act=act,
             briefing=state["briefing"],
-            history=history(state.get("arguments", []), ctx.options.evidence_words),
+            history=history(state.get("arguments", []), ctx.words.evidence),
             own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
             question=assessment.press(side) if assessment else None,
         )
@@ -248,7 +264,7 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
     ctx = runtime.context
     handle = ctx.models.chat("judge")
     prompt = render("adversarial/judge", history=history(state["arguments"],
-                                                         ctx.options.evidence_words))  # fmt: skip
+                                                         ctx.words.evidence))  # fmt: skip
     result = await ask(ctx, "judge", Verdict, prompt)
     if result.value is None:
         return {
@@ -272,7 +288,7 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
         "adversarial/stress_analyst",
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
-        history=history(state["arguments"], ctx.options.evidence_words),
+        history=history(state["arguments"], ctx.words.evidence),
     )
     text = (await complete(handle, prompt.messages(), role="stress_analyst")).strip()
     sentences = [text[a:b] for a, b in iter_sentences(text) if text[a:b].strip()]
@@ -317,7 +333,7 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
         "adversarial/lead_analyst",
         call=state["call"],
         briefing=state["briefing"],
-        history=history(state["arguments"], ctx.options.evidence_words),
+        history=history(state["arguments"], ctx.words.evidence),
         verdict=state.get("verdict"),
         stress=state["stress"],
     )

@@ -13,10 +13,22 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.inputs import Financials
 from core.llm import complete
+from core.roles import Role, roles
 from core.state import ConversationState, ConversationTurn, Draft
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("writer", remote=3000, local=600),
+    Role("analyst", remote=1200, local=250),
+    Role("psychologist", remote=1200, local=250),
+    Role("editor", remote=1200, local=250),
+    Role("client", remote=400, local=80),
+)
+
 
 SECTIONS: tuple[str, ...] = (
     "Key Financial and Strategic Highlights",
@@ -67,7 +79,7 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
     manuscript = state.get("manuscript")
     new_round = manuscript is None or (feedback is not None and feedback.speaker == "client")
     round_no = state.get("round", 0) + (1 if new_round else 0)
-    words = ctx.options.transcript_words if manuscript is None else ctx.options.evidence_words
+    words = ctx.words.transcript if manuscript is None else ctx.words.evidence
     prompt = render(
         "conversation/writer",
         call=state["call"],
@@ -98,7 +110,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
-            transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+            transcript=state["transcript"].excerpt(ctx.words.evidence),
             financials=financials_table(state.get("financials")),
         )
         handle = ctx.models.chat(role)

@@ -9,11 +9,20 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.contract import DebateTurn
 from core.llm import complete
+from core.roles import Role, roles
 from core.state import PipelineState
 from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("trust", remote=3000, local=450),
+    Role("skeptic", remote=3000, local=450),
+    Role("leader", remote=3500, local=600),
+)
 
 
 def _analyses(state: PipelineState) -> list[Any]:

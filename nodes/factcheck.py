@@ -14,9 +14,17 @@ from core.context import RunContext
 from core.contract import FactCheck
 from core.grounding import check_numbers, grounding_sources
 from core.llm import ModelOutputError, complete
+from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from nodes.tracing import traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("fact_checker", remote=3500, local=700),
+)
+
 
 ROLE = "fact_checker"
 # A revision shorter than this share of the original deleted more than the listed claims.
@@ -49,7 +57,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
         report=draft.markdown,
         problems=[{"text": t, "context": c} for t, c in before],
         passages=passages_for(
-            state["transcript"], [c for _, c in before], budget_words=ctx.options.evidence_words
+            state["transcript"], [c for _, c in before], budget_words=ctx.words.evidence
         ),
         financials=financials.figures_text() if financials else "",
     )

@@ -11,8 +11,18 @@ from core.context import RunContext
 from core.contract import NodeFailure, Recommendation
 from core.llm import Structured, complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
+from core.roles import Role, roles
 from core.state import Draft
 from prompts import Prompt, render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    # local: the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always
+    # fits, so grammar-constrained output is never cut off mid-JSON
+    Role("extractor", remote=1000, local=768),
+)
+
 
 EXTRACTOR_ROLE = "extractor"
 S = TypeVar("S", bound=BaseModel)

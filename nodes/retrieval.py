@@ -10,7 +10,8 @@ from langgraph.runtime import Runtime
 
 from core.chunking import fixed_chunks, recursive_chunks
 from core.context import RunContext
-from core.rag import Retriever, to_passage
+from core.options import Retriever
+from core.rag import to_passage
 from core.state import PipelineState
 from nodes.tracing import NodeFn, traced
 

@@ -9,9 +9,51 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.llm import complete
 from core.rag import format_passages, interleave, take_words
+from core.roles import Role, roles
 from core.state import Analysis, PipelineState
 from nodes.tracing import NodeFn, traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("earnings_analyst", remote=1800, local=300),
+    Role("market_predictor", remote=1800, local=300),
+    Role("sentiment_analyst", remote=1800, local=300),
+    Role("valuation_analyst", remote=1800, local=300),
+    Role("risk_analyst", remote=1800, local=300),
+)
+
+
+# Our own query sets, one list per dimension of the paper's Table 2 (grouped the same way).
+FINDEBATE_DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "general_performance": (
+        "quarterly financial results revenue earnings per share beat or miss versus expectations",
+        "forward guidance outlook forecast for the full year and next quarter",
+        "growth trends margin expansion profitability cash flow and competitive position",
+        "catalysts opportunities product launches market expansion strategic initiatives",
+    ),
+    "specialized_metrics": (
+        "net interest margin loans deposits credit quality and asset quality",
+        "non-performing assets charge-offs provision for loan losses problem loans",
+        "return on assets return on equity efficiency ratio capital adequacy",
+        "regulatory capital tier 1 capital stress testing compliance",
+        "deposit growth loan growth credit demand funding costs interest rates",
+        "segment revenue operating margin gross margin free cash flow and leverage",
+    ),
+    "sentiment_risk": (
+        "management confidence tone optimistic or cautious about the business",
+        "risks challenges concerns headwinds uncertainties and market conditions",
+        "analyst questions investor concerns and how management answered",
+        "risk management credit risk operational risk market risk liquidity risk",
+    ),
+    "multi_query": (
+        "near-term timeline events this week this month next quarter",
+        "comparison with last year and last quarter performance trends",
+        "overall assessment of the quarter across the business",
+        "sequential improvement or deterioration over recent quarters",
+    ),
+}
 
 # Specialist -> the retrieval dimensions (paper Table 2) its evidence is drawn from.
 SPECIALISTS: dict[str, tuple[str, ...]] = {
@@ -34,7 +76,7 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         ctx = runtime.context
         evidence = state.get("evidence", {})
         ranked = interleave([evidence.get(d, []) for d in dimensions])
-        passages = take_words(ranked, ctx.options.evidence_words)
+        passages = take_words(ranked, ctx.words.evidence)
         prompt = render(
             f"findebate/{role}",
             call=state["call"],

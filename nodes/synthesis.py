@@ -9,11 +9,19 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.rag import format_passages, interleave, take_words
+from core.roles import Role, roles
 from core.state import PipelineState
 from nodes.parsing import unparseable, write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import NodeFn, traced
 from prompts import Prompt, render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("synthesizer", remote=3000, local=600),
+)
+
 
 Source = Literal["analyses", "evidence", "transcript"]
 WRITER_ROLE = "synthesizer"
@@ -27,10 +35,10 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[Prom
         return render("findebate/synthesizer", call=call, analyses=ordered), []
     if source == "evidence":
         ranked = interleave(list(state.get("evidence", {}).values()))
-        passages = take_words(ranked, ctx.options.evidence_words)
+        passages = take_words(ranked, ctx.words.evidence)
         return render("baselines/standard_rag", call=call, evidence=format_passages(passages)), []
     words = state["transcript"].text.split()
-    budget = ctx.options.transcript_words
+    budget = ctx.words.transcript
     notes = []
     if len(words) > budget:
         notes.append(

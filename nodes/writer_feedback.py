@@ -17,10 +17,25 @@ from core.contract import NodeFailure
 from core.inputs import comparison_table
 from core.judging import ReportGrade
 from core.llm import Structured, complete
+from core.roles import Role, roles
 from core.state import Draft, Grade, Review, WriterFeedbackState
 from nodes.parsing import ask, parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 from prompts import render
+
+# The roles this module's nodes ask models for: completion tokens for a hosted model
+# and for the bundled local model.
+ROLES = roles(
+    Role("simple_writer", remote=3000, local=500),
+    Role("advanced_writer", remote=4000, local=600),
+    Role("panel", remote=1500, local=200),
+    Role("financial_expert", remote=1200, local=150),
+    Role("risk_reviewer", remote=1200, local=150),
+    Role("persuasiveness", remote=1200, local=150),
+    Role("rewriter", remote=4000, local=600),
+    Role("grader", remote=800, local=200),
+)
+
 
 ALL_GOOD = "ALL GOOD"
 APPROVED = "APPROVED"
@@ -87,7 +102,7 @@ async def simple_writer(state: WriterFeedbackState, runtime: Runtime[RunContext]
         "simple_writer",
         "simple_writer",
         call=state["call"],
-        transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+        transcript=state["transcript"].excerpt(ctx.words.transcript),
         financials=_financials(state),
         draft=None,
         review=None,
@@ -118,7 +133,7 @@ async def advanced_writer(
         "advanced_writer",
         "advanced_writer",
         call=state["call"],
-        transcript=state["transcript"].excerpt(ctx.options.transcript_words),
+        transcript=state["transcript"].excerpt(ctx.words.transcript),
         financials=_financials(state),
     )
     notes = []
@@ -143,7 +158,7 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         "writer_feedback/panel",
         call=state["call"],
         report=state["panel_draft"].markdown,
-        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+        transcript=state["transcript"].excerpt(ctx.words.evidence),
     )
     text = await complete(handle, prompt.messages(), role="panel")
     approved = text.strip() == ALL_GOOD
@@ -173,7 +188,7 @@ async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> di
         "simple_writer",
         "simple_writer",
         call=state["call"],
-        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+        transcript=state["transcript"].excerpt(ctx.words.evidence),
         financials=_financials(state),
         draft=state["panel_draft"].markdown,
         review=review.text,
@@ -207,7 +222,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
             call=state["call"],
             report=state["simple_draft"].markdown,
             financials=_financials(state),
-            transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+            transcript=state["transcript"].excerpt(ctx.words.evidence),
         )
         text = await complete(handle, prompt.messages(), role=role)
         review = Review(
@@ -254,7 +269,7 @@ async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
         report=state["simple_draft"].markdown,
         reviews=sorted(_expert_reviews(state), key=lambda r: order[r.reviewer]),
         financials=_financials(state),
-        transcript=state["transcript"].excerpt(ctx.options.evidence_words),
+        transcript=state["transcript"].excerpt(ctx.words.evidence),
     )
     return {"candidates": _candidate("advanced_feedback", draft)}
 
@@ -278,7 +293,7 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
     handle = ctx.models.chat("grader")
     candidates = state["candidates"]
     order = [v for v in state["variants"] if v in candidates]
-    transcript = state["transcript"].excerpt(ctx.options.evidence_words)
+    transcript = state["transcript"].excerpt(ctx.words.evidence)
 
     async def grade(variant: str) -> Grade:
         prompt = render(

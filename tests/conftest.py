@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from app.engine import Engine
+from app.service.engine import Engine
 from app.settings import Settings
 from core.fake_llm import FakeModels
 

@@ -22,10 +22,10 @@ from app.api.routes_meta import pipeline_info
 from app.api.routes_meta import router as meta_router
 from app.api.routes_runs import router as runs_router
 from app.api.schemas import RunCreate
-from app.backends import open_backends
-from app.engine import Engine
 from app.evaluation.service import EvalManager
-from app.runs import RunManager
+from app.service.backends import open_backends
+from app.service.engine import Engine
+from app.service.runs import RunManager
 from app.settings import Settings
 from core.llm import ModelSource
 from graphs import PIPELINES

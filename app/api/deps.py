@@ -11,9 +11,9 @@ from fastapi import Depends, Header, Path, Query, Request
 from pydantic import WithJsonSchema
 
 from app.api.errors import ApiError
-from app.runs import RunManager
+from app.service.runs import RunManager
 from app.settings import Settings
-from app.store import RunRecord
+from app.storage import RunRecord
 
 
 def get_settings(request: Request) -> Settings:

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import ManagerDep
 from app.api.schemas import PipelineEdge, PipelineInfo
-from app.models import ModelFactory
+from app.llm.factory import ModelFactory
 from graphs import PIPELINES, draw
 
 router = APIRouter()

@@ -8,15 +8,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
+from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.api.deps import AfterQuery, LastEventIdHeader, ManagerDep, OwnerDep, RunDep, SettingsDep
 from app.api.deps import last_event_id as parse_last_event_id
-from app.api.errors import ApiError
+from app.api.errors import ApiError, BodyInvalid, validation_detail
 from app.api.intake import check_transcript, read_run_request
 from app.api.schemas import (
     TRANSCRIPT_PATTERN,
+    RunCreate,
     RunCreated,
     RunDetail,
     RunPage,
@@ -24,10 +26,12 @@ from app.api.schemas import (
     links,
     refusals,
 )
-from app.pdf import report_pdf
-from app.runs import RunManager
-from app.store import RunInput, RunRecord, now
+from app.exports.pdf import report_pdf
+from app.service.runs import RunManager
+from app.settings import Settings
+from app.storage import RunInput, RunRecord, now
 from core.contract import Report
+from core.options import RunOptions
 from core.transcript import normalize_newlines
 from graphs import PIPELINES
 
@@ -103,7 +107,7 @@ async def _accept(
         input=RunInput(
             transcript=body.transcript,
             call=body.call,
-            options=body.options.model_dump(exclude_none=True),
+            options=run_options(body, settings),
             financials=body.financials.model_dump(mode="json", by_alias=True)
             if body.financials
             else None,
@@ -112,6 +116,14 @@ async def _accept(
     )
     await manager.submit(record)
     return record
+
+
+def run_options(body: RunCreate, settings: Settings) -> RunOptions:
+    """The run's options, resolved once: the request's values over the server's defaults."""
+    try:
+        return settings.run_defaults().merged(body.options.model_dump(exclude_none=True))
+    except ValidationError as exc:
+        raise BodyInvalid(validation_detail(exc, prefix=("body", "options"))) from None
 
 
 def _report(record: RunRecord) -> Report:

@@ -3,62 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from app.store import RunRecord, RunState
-from core.context import WriterVariant
+from app.storage import RunRecord, RunState
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
-from core.rag import Retriever
+from core.options import RunOptions, request_model
 from core.transcript import transcript_sha256
 from graphs import PIPELINES
 
 TRANSCRIPT_PATTERN = r"^[^\u0000]*\S[^\u0000]*$"  # what parse_transcript accepts (size aside)
 
-EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
-
-
-class RunOptionsIn(BaseModel):
-    """Per-run options; each overrides the server's default for this run only."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    token_budget: int | None = Field(default=None, ge=1, description="stop past this many tokens")
-    stream_tokens: bool = Field(default=False, description="emit `token` events (live only)")
-    parse_retries: int | None = Field(default=None, ge=0, le=5)
-    max_conviction_shift: int | None = Field(default=None, ge=0, le=100)
-    chunk_words: int | None = Field(default=None, ge=20, le=400)
-    retrieval_k: int | None = Field(default=None, ge=1, le=50)
-    evidence_per_dimension: int | None = Field(default=None, ge=1, le=100)
-    evidence_words: int | None = Field(default=None, ge=50, le=50_000)
-    transcript_words: int | None = Field(default=None, ge=50, le=500_000)
-    conversation_rounds: int | None = Field(default=None, ge=1, le=10)
-    writer_variant: WriterVariant | None = Field(
-        default=None, description="writer_feedback: which variant runs"
-    )
-    ensemble_variants: list[EnsembleMember] | None = Field(
-        default=None,
-        min_length=2,
-        max_length=4,
-        description="writer_feedback ensemble: the variants to run and grade",
-    )
-    feedback_iterations: int | None = Field(default=None, ge=1, le=5)
-    retriever: Retriever | None = Field(
-        default=None, description="findebate's evidence search: hybrid, dense or bm25"
-    )
-    fact_check: bool | None = Field(
-        default=None,
-        description="false: no model correction of unsupported figures (they are still flagged)",
-    )
-
-    @field_validator("ensemble_variants")
-    @classmethod
-    def _distinct(cls, v: list[str] | None) -> list[str] | None:
-        if v is not None and len(set(v)) != len(v):
-            raise ValueError("ensemble_variants must not repeat a variant")
-        return v
+if TYPE_CHECKING:  # the same fields, each optional: see core.options.request_model
+    RunOptionsIn = RunOptions
+else:
+    RunOptionsIn = request_model(RunOptions)
 
 
 class RunCreate(BaseModel):

@@ -9,10 +9,10 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from app.engine import Engine
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.runner import EvalEvent, Evaluation, model_label
 from app.evaluation.summary import write_chart, write_tables
+from app.service.engine import Engine
 from app.settings import Settings
 from graphs import PIPELINES
 

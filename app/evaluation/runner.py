@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from app.engine import Engine
 from app.evaluation.dataset import EvalItem
 from app.evaluation.judge import Pairwise, grade, pairwise
 from app.evaluation.scoring import Record, score
+from app.service.engine import Engine
 from app.settings import Settings
 from core.llm import CallStats, ChatHandle, current_stats
 from core.metrics import (

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from app.engine import Engine
 from app.evaluation.dataset import EvalItem
 from app.evaluation.runner import EvalEvent, Evaluation, model_label
 from app.evaluation.summary import summarize, write_chart, write_tables
+from app.service.engine import Engine
 
 log = logging.getLogger("earnings_desk.evals")
 EvalStatus = Literal["queued", "running", "succeeded", "failed"]

@@ -164,10 +164,10 @@ def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
     restart is honoured at the first node boundary."""
     import asyncio
 
-    from app.store import RunInput, RunRecord, RunStore, now
+    from app.storage import RunInput, RunRecord, Store, now
 
     async def seed() -> None:
-        store = await RunStore.open(tmp_path / "data" / "runs.sqlite")
+        store = await Store.open(None, tmp_path / "data" / "runs.sqlite")
         for run_id, cancel in (("left-queued", False), ("left-cancelling", True)):
             await store.create(
                 RunRecord(

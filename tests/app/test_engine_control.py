@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from app.events import NodeFinished, TokenDelta
+from app.service.events import NodeFinished, TokenDelta
 from core.context import RunControl
 from core.transcript import parse_transcript
 from nodes.specialists import SPECIALISTS
@@ -91,11 +91,11 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
     it from the checkpoint's trace: every node finished exactly once in the log."""
     import psycopg
 
-    from app.bus import LocalBus
-    from app.runs import RunExecutor
-    from app.store import RunInput, RunRecord, RunStore, now
+    from app.service.bus import LocalBus
+    from app.service.runs import RunExecutor
+    from app.storage import RunInput, RunRecord, Store, now
 
-    class Interrupted(RunStore):
+    class Interrupted(Store):
         dropped = failed = False
 
         async def append_event(self, run_id: str, event: BaseModel) -> int:
@@ -111,7 +111,7 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
             await super().update(run_id, **fields)
 
     async with fake_engine(findebate_models(block(), block())) as engine:
-        store = await Interrupted.open(tmp_path / "runs.sqlite")
+        store = await Interrupted.open(None, tmp_path / "runs.sqlite")
         record = RunRecord(
             id="r1", pipeline="findebate", status="queued", created_at=now(),
             input=RunInput(transcript=sample_text),

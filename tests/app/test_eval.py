@@ -12,10 +12,10 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from app.cli import main
-from app.engine import Engine
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.judge import grade, pairwise
 from app.evaluation.runner import EvalEvent, Evaluation
+from app.service.engine import Engine
 from app.settings import Settings
 from core.fake_llm import CANNED_TOOLS, FakeModels, Script, canned
 

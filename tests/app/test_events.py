@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from app.events import NodeFinished, NodeStarted, RunError, map_chunk
+from app.service.events import NodeFinished, NodeStarted, RunError, map_chunk
 from core.contract import NodeTrace
 
 
@@ -49,7 +49,7 @@ def test_other_modes_ignored() -> None:
 def test_tokens_are_text_or_streamed_tool_arguments() -> None:
     from langchain_core.messages import AIMessageChunk
 
-    from app.events import TokenDelta
+    from app.service.events import TokenDelta
 
     meta = {"langgraph_node": "synthesize"}
     [text] = map_chunk("r1", "messages", (AIMessageChunk(content="Revenue "), meta))

@@ -8,8 +8,8 @@ from typing import Any
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from app.engine import Engine
-from app.models import ModelFactory
+from app.llm.factory import ModelFactory
+from app.service.engine import Engine
 from app.settings import Settings
 from core.cache import entries
 from core.transcript import parse_transcript

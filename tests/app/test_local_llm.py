@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from app.local_llm import LocalLlamaServer, LocalModelError, bundled_model_path
-from app.models import ModelFactory
+from app.llm.factory import ModelFactory
+from app.llm.local import LocalLlamaServer, LocalModelError, bundled_model_path
 from app.settings import Settings
 from core.llm import complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
@@ -85,7 +85,7 @@ def test_model_server_dies_with_its_parent(tmp_path: Path) -> None:
 
     script = (
         "import sys, time\n"
-        "from app.local_llm import LocalLlamaServer, bundled_model_path\n"
+        "from app.llm.local import LocalLlamaServer, bundled_model_path\n"
         "srv = LocalLlamaServer(bundled_model_path()); srv.start()\n"
         "print(srv.port, srv._proc.pid, flush=True); time.sleep(600)\n"
     )

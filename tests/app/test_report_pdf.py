@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from app.pdf import report_pdf
+from app.exports.pdf import report_pdf
 from core.contract import Report
 from tests.app.api_helpers import api, wait_status
 
@@ -75,11 +75,11 @@ def test_formatting_in_table_cells_and_images(tmp_path: Path) -> None:
 
 
 def test_layout_refusal_prints_the_source(tmp_path: Path, monkeypatch: Any) -> None:
-    import app.pdf
+    import app.exports.pdf
 
     def refuse(markdown: str) -> str:
         raise NotImplementedError("unsupported")
 
-    monkeypatch.setattr(app.pdf, "_html", refuse)
+    monkeypatch.setattr(app.exports.pdf, "_html", refuse)
     text = _pdf_text(report_pdf(_report("# Title\n\n| a |\n|---|\n| `x` |"), font_dir=tmp_path))
     assert "# Title" in text and "| `x` |" in text

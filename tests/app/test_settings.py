@@ -3,17 +3,18 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from app.models import ModelFactory, role_spec
-from app.settings import LOCAL_MAX_TOKENS, REMOTE_MAX_TOKENS, Settings
+from app.llm.factory import ModelFactory, role_spec
+from app.settings import Settings
+from nodes.registry import ROLES
 
 
 def test_defaults_are_offline_local() -> None:
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     assert s.provider == "local" and s.embeddings == "default"
     assert (s.temperature, s.top_p, s.frequency_penalty) == (0.6, 0.85, 0.1)
-    assert s.budget("leader", "local") == LOCAL_MAX_TOKENS["leader"]
-    assert s.budget("leader", "openai") == REMOTE_MAX_TOKENS["leader"]
-    assert LOCAL_MAX_TOKENS["synthesizer"] < REMOTE_MAX_TOKENS["synthesizer"]
+    assert s.budget("leader", "local") == ROLES["leader"].local == 600
+    assert s.budget("leader", "openai") == ROLES["leader"].remote == 3500
+    assert ROLES["synthesizer"].local < ROLES["synthesizer"].remote
 
 
 def test_env_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -56,14 +57,14 @@ def test_openai_factory_passes_generation_settings() -> None:
     h = f.chat("trust")
     assert h.name == "openai:m"
     assert h.model.temperature == 0.6 and h.model.top_p == 0.85  # type: ignore[attr-defined]
-    assert h.model.extra_body == {"max_tokens": REMOTE_MAX_TOKENS["trust"]}  # type: ignore[attr-defined]
+    assert h.model.extra_body == {"max_tokens": ROLES["trust"].remote}  # type: ignore[attr-defined]
     assert f.chat("leader").name == "openai:big"
     assert f.chat("trust") is h  # cached
     assert h.limiter is f.chat("leader").limiter  # one limit per provider
 
 
 def test_openai_without_key_or_url_is_a_clear_error() -> None:
-    from app.models import ConfigError
+    from app.llm.factory import ConfigError
 
     f = ModelFactory(Settings(provider="openai", model="m"))
     with pytest.raises(ConfigError, match="EDESK_OPENAI_API_KEY"):
@@ -77,5 +78,6 @@ def test_writer_feedback_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     assert s.writer_variant == "ensemble"
     assert s.ensemble_variants == ("simple_writer", "advanced_feedback")
     monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer,nope")
-    with pytest.raises(ValueError, match="unknown: nope"):
+    with pytest.raises(ValidationError, match="ensemble_variants.1") as bad:
         Settings()
+    assert "'nope'" in str(bad.value)

@@ -5,8 +5,9 @@ from pathlib import Path
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from core.chunking import recursive_chunks
-from core.rag import FINDEBATE_DIMENSIONS, TranscriptIndex, interleave, take_words, to_passage
+from core.rag import TranscriptIndex, interleave, take_words, to_passage
 from core.transcript import parse_transcript
+from nodes.specialists import FINDEBATE_DIMENSIONS
 
 
 class CountingEmbeddings(DeterministicFakeEmbedding):

@@ -75,7 +75,7 @@ async def test_standard_rag_uses_fixed_chunks_and_one_query_set(
 async def test_retriever_option_and_standard_rag_pinned_to_dense(
     fake_engine: Any, sample_text: str, monkeypatch: Any
 ) -> None:
-    from core.context import RunOptions
+    from core.options import RunOptions
     from core.rag import TranscriptIndex
 
     seen: list[str] = []

@@ -65,7 +65,7 @@ async def test_three_full_rounds_without_terminate(fake_engine: Any, sample_text
 
 
 async def test_round_limit_is_a_setting(fake_engine: Any, sample_text: str) -> None:
-    from core.context import RunOptions
+    from core.options import RunOptions
 
     out = await run(fake_engine, models(), sample_text, options=RunOptions(conversation_rounds=1))
     assert [t["speaker"] for t in out.report.extras["conversation"]] == ROUND

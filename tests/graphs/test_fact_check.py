@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from core.context import RunOptions
 from core.fake_llm import FakeModels, Script, block, canned
+from core.options import RunOptions
 from core.transcript import parse_transcript
 from graphs import PIPELINES
 from tests.scripts import findebate_models, prose

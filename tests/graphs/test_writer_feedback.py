@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core.context import RunOptions
 from core.fake_llm import FakeModels, Script, block
 from core.inputs import Financials
+from core.options import RunOptions
 from core.transcript import parse_transcript
 
 pytestmark = pytest.mark.asyncio

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from app.engine import Engine
+from app.service.engine import Engine
 from app.settings import Settings
-from app.store_pg import PgRunStore
+from app.storage import Store
 from scripts.topology import Topology, call
 from tests.integration.conftest import (
     db,
@@ -168,7 +168,7 @@ async def test_replicas_starting_together_on_a_fresh_database(
     )
 
     async def start() -> None:
-        store = await PgRunStore.open(settings.database_url or "")
+        store = await Store.open(settings.database_url, settings.runs_path)
         try:
             async with Engine.open(settings):
                 pass

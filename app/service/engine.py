@@ -7,27 +7,27 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
-import aiosqlite
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StreamMode
 from pydantic import BaseModel
 
-from app.events import RunError, RunFinished, RunStarted, map_chunk
-from app.local_llm import BUNDLED_NOTE, LocalLlamaServer, bundled_model_path
-from app.models import LazyEmbeddings, ModelFactory
+from app.llm.factory import LazyEmbeddings, ModelFactory
+from app.llm.local import BUNDLED_NOTE, LocalLlamaServer, bundled_model_path
+from app.service.events import RunError, RunFinished, RunStarted, map_chunk
 from app.settings import Settings
-from core.context import RunContext, RunControl, RunOptions, RunStopped
+from app.storage.checkpoints import checkpointer
+from app.storage.errors import is_infra_error
+from core.context import RunContext, RunControl, RunStopped, WordBudget
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
 from core.llm import ModelSource
+from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput, checkpoint_types
 from core.transcript import Transcript
@@ -49,98 +49,12 @@ class RunOutcome:
     events: list[BaseModel] = field(default_factory=list)
 
 
-def is_infra_error(exc: BaseException) -> bool:
-    """A lost connection to the database or the queue (an outage to wait out), as opposed to a
-    failure of the run itself."""
-    import psycopg
-    import psycopg_pool
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    infra = (
-        psycopg.OperationalError,
-        psycopg.InterfaceError,
-        psycopg_pool.PoolTimeout,
-        RedisConnectionError,
-        RedisTimeoutError,
-    )
-    seen: BaseException | None = exc
-    while seen is not None:  # also when wrapped (raise ... from)
-        if isinstance(seen, infra):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def options_from(settings: Settings) -> RunOptions:
-    """The run options' defaults: the same-named settings, with the word budgets resolved for
-    the provider."""
-    values = {f.name: getattr(settings, f.name) for f in fields(RunOptions)}
-    values.update(
-        evidence_words=settings.evidence_budget(), transcript_words=settings.transcript_budget()
-    )
-    return RunOptions(**values)
-
-
 def model_note(settings: Settings) -> str | None:
     if settings.provider == "fake":
         return "Written by a scripted fake model (testing only); the content is canned."
     if settings.uses_local() and settings.local_model_path is None:
         return BUNDLED_NOTE
     return None
-
-
-_CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
-
-
-async def _try_lock(conn: Any, key: int) -> bool:
-    cur = await conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,))
-    row = await cur.fetchone()
-    return bool(row and row["got"])
-
-
-@asynccontextmanager
-async def _checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
-    """LangGraph checkpoints: SQLite in data_dir, or PostgreSQL with EDESK_DATABASE_URL."""
-    serde = JsonPlusSerializer(allowed_msgpack_modules=checkpoint_types())
-    if settings.database_url:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-        from psycopg.rows import dict_row
-        from psycopg_pool import AsyncConnectionPool
-
-        pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            settings.database_url,
-            min_size=1,
-            max_size=10,
-            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-            check=AsyncConnectionPool.check_connection,  # a restarted server: reconnect
-            open=False,
-        )
-        await pool.open(wait=True, timeout=30.0)
-        try:
-            pg = AsyncPostgresSaver(pool, serde=serde)
-            # LangGraph's own migrations are not safe when replicas start together (two
-            # inserts of the same version): run them under a session advisory lock. Polled with
-            # try-lock, because a session blocked in pg_advisory_lock holds a snapshot that the
-            # holder's CREATE INDEX CONCURRENTLY waits for: a deadlock PostgreSQL cannot see.
-            async with pool.connection() as lock:
-                while not await _try_lock(lock, _CHECKPOINT_LOCK):
-                    await asyncio.sleep(0.2)
-                try:
-                    await pg.setup()
-                finally:
-                    await lock.execute("SELECT pg_advisory_unlock(%s)", (_CHECKPOINT_LOCK,))
-            yield pg
-        finally:
-            await pool.close()
-        return
-    conn = await aiosqlite.connect(str(settings.checkpoints_path))
-    try:
-        saver = AsyncSqliteSaver(conn, serde=serde)
-        await saver.setup()
-        yield saver
-    finally:
-        await conn.close()
 
 
 class Engine:
@@ -160,7 +74,7 @@ class Engine:
         self.context = RunContext(
             models=models,
             index=index,
-            options=options_from(settings),
+            options=settings.run_defaults(),
             model_note=model_note(settings),
         )
 
@@ -204,7 +118,9 @@ class Engine:
                 index = await asyncio.to_thread(
                     TranscriptIndex.on_disk, settings.chroma_path, embeddings, name
                 )
-            saver = await stack.enter_async_context(_checkpointer(settings))
+            saver = await stack.enter_async_context(
+                checkpointer(settings.database_url, settings.checkpoints_path, checkpoint_types())
+            )
             graphs = {
                 name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
             }
@@ -213,12 +129,14 @@ class Engine:
     def run_context(
         self, options: RunOptions | None = None, control: RunControl | None = None
     ) -> RunContext:
-        """This run's context: the engine's models and index, the run's options and brakes."""
-        return replace(
-            self.context,
-            options=options or self.context.options,
-            control=control or RunControl(),
+        """This run's context: the engine's models and index, the run's options (their word
+        budgets sized to the model where the options leave them open) and brakes."""
+        options = options or self.context.options
+        words = WordBudget(
+            evidence=self.settings.evidence_budget(options.evidence_words),
+            transcript=self.settings.transcript_budget(options.transcript_words),
         )
+        return replace(self.context, options=options, control=control or RunControl(), words=words)
 
     async def run(
         self,

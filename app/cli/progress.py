@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from app.events import NodeFinished, NodeStarted, RunError, RunFinished, RunStarted
+from app.service.events import NodeFinished, NodeStarted, RunError, RunFinished, RunStarted
 
 _STYLE = {
     "pending": "dim",

@@ -1,7 +1,7 @@
 """The run queue on Redis (EDESK_REDIS_URL), through arq: the API enqueues a job per run, the
 `earnings-desk worker` processes take them. PostgreSQL stays the truth: a job only says "run X
-needs a worker"; a worker must hold X's lease (app.store_pg) to execute it, so a job delivered
-twice, or left behind by a dead worker, never executes a run twice.
+needs a worker"; a worker must hold X's lease (app.storage.Store.claim) to execute it, so a job
+delivered twice, or left behind by a dead worker, never executes a run twice.
 
 Why arq: asyncio-native (our graphs are async, so one worker process runs `max_runs` runs
 concurrently on one event loop and one set of compiled graphs and models), Redis only, small

@@ -10,25 +10,23 @@ import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import fields, replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from app.bus import WAKE, Bus
-from app.engine import Engine, RunOutcome, is_infra_error
-from app.events import NodeFinished, RunError, RunFinished, TokenDelta
+from app.service.bus import WAKE, Bus
+from app.service.engine import Engine, RunOutcome
+from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
 from app.settings import Settings
-from app.store import TERMINAL, RunRecord, Store, now
-from core.context import RunControl, RunOptions
+from app.storage import TERMINAL, RunRecord, Store, now
+from app.storage.errors import is_infra_error
+from core.context import RunControl
 from core.contract import NodeTrace
 from core.inputs import Financials, Prices
+from core.options import RunOptions
 from core.transcript import parse_transcript
 
 log = logging.getLogger("earnings_desk.runs")
-
-# Request options that map onto RunOptions fields (the rest are handled here).
-OPTION_FIELDS = frozenset(f.name for f in fields(RunOptions))
 
 
 def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> float | None:
@@ -46,7 +44,7 @@ def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> floa
 
 
 class RunQueue(Protocol):
-    """Where the API hands runs to workers (app.queue.ArqQueue)."""
+    """Where the API hands runs to workers (app.service.queue.ArqQueue)."""
 
     async def enqueue(self, run_id: str) -> str: ...
     async def ping(self) -> None: ...
@@ -64,9 +62,13 @@ class RunExecutor:
         self.settings = settings
 
     def control_for(self, record: RunRecord) -> RunControl:
-        return RunControl(
-            token_budget=record.input.options.get("token_budget", self.settings.token_budget)
-        )
+        return RunControl(token_budget=self.options_for(record).token_budget)
+
+    def options_for(self, record: RunRecord) -> RunOptions:
+        """The options stored with the run over this engine's defaults: the API stores them
+        resolved (every field), so only a record that set none falls back to the defaults."""
+        given = record.input.options.model_dump(exclude_unset=True)
+        return self.engine.context.options.merged(given)
 
     async def has_checkpoint(self, record: RunRecord) -> bool:
         snapshot = await self.engine.graphs[record.pipeline].aget_state(
@@ -93,9 +95,9 @@ class RunExecutor:
                 record.input.call,
                 run_id=run_id,
                 on_event=lambda e: self._on_event(run_id, e),
-                options=self._options(record),
+                options=self.options_for(record),
                 control=control,
-                stream_tokens=bool(record.input.options.get("stream_tokens", False)),
+                stream_tokens=self.options_for(record).stream_tokens,
                 durability="sync",  # survive SIGKILL without re-running finished nodes
                 financials=Financials.model_validate(record.input.financials)
                 if record.input.financials
@@ -120,14 +122,6 @@ class RunExecutor:
             )
             await self.publish(run_id, RunError(run_id=run_id, message=str(exc)))
             await self.publish(run_id, RunFinished(run_id=run_id, status="failed", reason="error"))
-
-    def _options(self, record: RunRecord) -> RunOptions:
-        given: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v
-            for k, v in record.input.options.items()
-            if k in OPTION_FIELDS
-        }
-        return replace(self.engine.context.options, **given)
 
     async def _finish(self, record: RunRecord, outcome: RunOutcome) -> None:
         """Write the final status and report, then publish the stashed run_finished event, so a

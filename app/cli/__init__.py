@@ -11,20 +11,20 @@ import argparse
 import asyncio
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
 
-from app.engine import Engine, RunOutcome, options_from
+from app.cli.options import OptionError, add_flags, resolve
+from app.cli.progress import Progress
 from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
-from app.local_llm import LocalModelError
-from app.models import ConfigError
-from app.progress import Progress
+from app.llm.factory import ConfigError
+from app.llm.local import LocalModelError
+from app.service.engine import Engine, RunOutcome
 from app.settings import Settings
-from core.context import ENSEMBLE_MEMBERS, RunOptions, WriterVariant
+from core.context import RunControl
 from core.contract import CallInfo
 from core.inputs import Financials, InputError, Prices, financials_from_text, prices_from_text
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
@@ -118,43 +118,13 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     return [md, js]
 
 
-def run_options(args: argparse.Namespace, defaults: RunOptions) -> RunOptions:
-    """The run's options: the settings' defaults with the flags given; bad values refused."""
-    given: dict[str, Any] = {}
-    if args.variant:
-        given["writer_variant"] = args.variant
-    if args.ensemble:
-        given["ensemble_variants"] = tuple(v.strip() for v in args.ensemble.split(",") if v.strip())
-    if args.feedback_iterations is not None:
-        given["feedback_iterations"] = args.feedback_iterations
-    if args.rounds is not None:
-        given["conversation_rounds"] = args.rounds
-    if args.no_fact_check:
-        given["fact_check"] = False
-    flags = {
-        "writer_variant": "--variant",
-        "ensemble_variants": "--ensemble",
-        "feedback_iterations": "--feedback-iterations",
-        "conversation_rounds": "--rounds",
-    }
-    only = {"conversation_rounds": "conversation"}
-    for key in given:
-        if key == "fact_check":
-            continue  # every pipeline
-        pipeline = only.get(key, "writer_feedback")
-        if args.pipeline != pipeline:
-            raise UsageError(f"{flags[key]} applies to --pipeline {pipeline} only")
-    try:
-        return replace(defaults, **given)
-    except ValueError as exc:
-        names = ", ".join(flags[k] for k in given)
-        raise UsageError(f"{names}: {exc}") from None
-
-
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     financials, prices = read_inputs(args)
-    options = run_options(args, options_from(settings))
+    try:
+        options = resolve(args, args.pipeline, settings.run_defaults())
+    except OptionError as exc:
+        raise UsageError(str(exc)) from None
     call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
     out_dir = (
         Path(args.out)
@@ -178,6 +148,7 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
                 call,
                 on_event=progress,
                 options=options,
+                control=RunControl(token_budget=options.token_budget),
                 financials=financials,
                 prices=prices,
             )
@@ -217,25 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="daily OHLCV before the call, JSON or CSV (symbol column optional)",
     )
     an.add_argument("--benchmark", default="SPY", help="benchmark symbol in --prices (SPY)")
-    an.add_argument(
-        "--variant",
-        choices=get_args(WriterVariant),
-        help="writer_feedback variant (default EDESK_WRITER_VARIANT, advanced_feedback)",
-    )
-    an.add_argument(
-        "--ensemble",
-        metavar="V1,V2,...",
-        help=f"variants the writer_feedback ensemble runs ({','.join(ENSEMBLE_MEMBERS)})",
-    )
-    an.add_argument(
-        "--feedback-iterations", type=int, metavar="N", help="simple feedback loop limit (3)"
-    )
-    an.add_argument("--rounds", type=int, metavar="N", help="conversation round limit (3)")
-    an.add_argument(
-        "--no-fact-check",
-        action="store_true",
-        help="no model correction of unsupported figures (they are still footnoted)",
-    )
+    add_flags(an)
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )
@@ -285,7 +238,7 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
 def worker(args: argparse.Namespace, settings: Settings) -> int:
     import logging
 
-    from app.worker import is_alive, run_worker
+    from app.service.worker import is_alive, run_worker
 
     if args.alive:
         return EXIT_OK if is_alive(settings) else 1

@@ -31,13 +31,13 @@ from typing import Any
 from arq import Retry
 from arq.worker import Worker, func
 
-from app.bus import RedisBus
-from app.engine import Engine, is_infra_error
-from app.queue import JOB, ArqQueue
-from app.runs import RunExecutor
+from app.service.bus import RedisBus
+from app.service.engine import Engine
+from app.service.queue import JOB, ArqQueue
+from app.service.runs import RunExecutor
 from app.settings import Settings
-from app.store import TERMINAL
-from app.store_pg import PgRunStore
+from app.storage import TERMINAL, Store
+from app.storage.errors import is_infra_error
 from core.context import RunControl
 from core.llm import ModelSource
 
@@ -60,7 +60,7 @@ def is_alive(settings: Settings) -> bool:
 
 class WorkerNode:
     def __init__(
-        self, settings: Settings, executor: RunExecutor, store: PgRunStore, queue: ArqQueue
+        self, settings: Settings, executor: RunExecutor, store: Store, queue: ArqQueue
     ) -> None:
         self.settings = settings
         self.executor = executor
@@ -151,7 +151,7 @@ async def run_worker(settings: Settings, *, models: ModelSource | None = None) -
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with Engine.open(settings, models=models) as engine:
-        store = await PgRunStore.open(settings.database_url)
+        store = await Store.open(settings.database_url, settings.runs_path)
         bus = RedisBus(settings.redis_url)
         queue = await ArqQueue.open(settings.redis_url)
         node = WorkerNode(settings, RunExecutor(engine, store, bus, settings), store, queue)

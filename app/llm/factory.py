@@ -12,8 +12,8 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_openai import ChatOpenAI
 
-from app.local_llm import LOCAL_ALIAS, LlamaCppChat
-from app.settings import ROLES, Provider, Settings
+from app.llm.local import LOCAL_ALIAS, LlamaCppChat
+from app.settings import Provider, Settings
 from core.cache import SqliteLLMCache
 from core.fake_llm import FakeModels, Script, canned
 from core.faults import FaultPlan, FaultyChatModel
@@ -26,8 +26,8 @@ class ConfigError(ValueError):
 
 def role_spec(settings: Settings, role: str) -> tuple[Provider, str]:
     """(provider, model) for a role: the per-role override, else the process default."""
-    if role not in ROLES:
-        raise KeyError(f"unknown role {role!r}")
+    if role not in settings.roles():
+        raise KeyError(f"unknown role {role!r}: not declared by any node (nodes.registry)")
     spec = settings.role_models.get(role)
     if spec is None:
         provider: Provider = settings.provider
@@ -57,7 +57,7 @@ class ModelFactory(ModelSource):
         self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
         # EDESK_FAULTS (fake provider only): model failures injected at named nodes
         self.faults = FaultPlan.of(settings.faults) if settings.faults else None
-        for role in ROLES:  # fail at start-up, not mid-run
+        for role in settings.roles():  # fail at start-up, not mid-run
             role_spec(settings, role)
 
     def _limit(self, provider: str) -> asyncio.Semaphore:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from app.events import TokenDelta
+from app.service.events import TokenDelta
 
 log = logging.getLogger("earnings_desk.bus")
 

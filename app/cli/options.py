@@ -1,0 +1,105 @@
+"""`analyze`'s run-option flags, generated from `core.options.RunOptions` (one flag per field,
+its name, type, choices and help from the field), and read back into a validated RunOptions."""
+
+from __future__ import annotations
+
+import argparse
+import types
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import ValidationError
+from pydantic.fields import FieldInfo
+
+from core.options import RunOptions, surface
+
+
+class OptionError(ValueError):
+    """A flag's value, or a flag given for a pipeline it does not apply to."""
+
+
+def flag_of(name: str, field: FieldInfo) -> str:
+    given = surface(field).flag
+    if given:
+        return given
+    dashed = name.replace("_", "-")
+    return f"--no-{dashed}" if field.annotation is bool and field.default is True else f"--{dashed}"
+
+
+def _inner(annotation: Any) -> Any:
+    """`X | None` -> X."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        return args[0] if len(args) == 1 else annotation
+    return annotation
+
+
+def cli_fields(options: type[RunOptions] = RunOptions) -> dict[str, FieldInfo]:
+    return {k: f for k, f in options.model_fields.items() if surface(f).cli}
+
+
+def add_flags(parser: argparse.ArgumentParser, options: type[RunOptions] = RunOptions) -> None:
+    """One flag per run option the CLI takes; absent flags keep the EDESK_ default."""
+    group = parser.add_argument_group("run options (default: the EDESK_ setting of the same name)")
+    for name, field in cli_fields(options).items():
+        meta = surface(field)
+        only = f" [{', '.join(meta.pipelines)} only]" if meta.pipelines else ""
+        help_text = (field.description or name) + only
+        flag = flag_of(name, field)
+        typ = _inner(field.annotation)
+        kw: dict[str, Any] = {"dest": f"opt_{name}", "help": help_text, "default": None}
+        if typ is bool:
+            kw.update(action="store_const", const=not field.default)
+        elif get_origin(typ) is Literal:
+            kw.update(choices=list(get_args(typ)))
+        elif get_origin(typ) is tuple:
+            members = get_args(get_args(typ)[0])
+            kw.update(metavar=meta.metavar or "A,B", help=f"{help_text} ({','.join(members)})")
+        else:
+            kw.update(type=typ, metavar=meta.metavar or name.upper())
+        group.add_argument(flag, **kw)
+
+
+def given_flags(
+    args: argparse.Namespace, pipeline: str, options: type[RunOptions] = RunOptions
+) -> dict[str, Any]:
+    """The options the command line set, refused for a pipeline they do not apply to."""
+    given: dict[str, Any] = {}
+    for name, field in cli_fields(options).items():
+        value = getattr(args, f"opt_{name}", None)
+        if value is None:
+            continue
+        pipelines = surface(field).pipelines
+        if pipelines and pipeline not in pipelines:
+            raise OptionError(
+                f"{flag_of(name, field)} applies to --pipeline {' or '.join(pipelines)} only"
+            )
+        if get_origin(_inner(field.annotation)) is tuple and isinstance(value, str):
+            value = tuple(v.strip() for v in value.split(",") if v.strip())
+        given[name] = value
+    return given
+
+
+def resolve(
+    args: argparse.Namespace,
+    pipeline: str,
+    defaults: RunOptions,
+    options: type[RunOptions] = RunOptions,
+) -> RunOptions:
+    """The run's options: `defaults` with the flags given; a bad value names its flag."""
+    given = given_flags(args, pipeline, options)
+    try:
+        return defaults.merged(given)
+    except ValidationError as exc:
+        raise OptionError(describe(exc, options)) from None
+
+
+def describe(exc: ValidationError, options: type[RunOptions] = RunOptions) -> str:
+    """Each problem with the flag it came from and, for one item of a list, the bad item."""
+    fields = options.model_fields
+    problems = []
+    for e in exc.errors():
+        name = str(e["loc"][0]) if e["loc"] else ""
+        where = flag_of(name, fields[name]) if name in fields else name
+        item = f" ({e['input']!r})" if len(e["loc"]) > 1 else ""
+        problems.append(f"{where}{item}: {e['msg']}")
+    return "; ".join(problems)

@@ -1,0 +1,1 @@
+"""Report exports for analysts (PDF)."""

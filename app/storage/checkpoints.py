@@ -1,0 +1,75 @@
+"""LangGraph's checkpointer for the store's engine: SQLite in the data folder, or PostgreSQL
+(EDESK_DATABASE_URL) with LangGraph's own migrations run under an advisory lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+_CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
+
+
+async def _try_lock(conn: Any, key: int) -> bool:
+    cur = await conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (key,))
+    row = await cur.fetchone()
+    return bool(row and row["got"])
+
+
+@asynccontextmanager
+async def _postgres(url: str, serde: JsonPlusSerializer) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=10,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        check=AsyncConnectionPool.check_connection,  # a restarted server: reconnect
+        open=False,
+    )
+    await pool.open(wait=True, timeout=30.0)
+    try:
+        pg = AsyncPostgresSaver(pool, serde=serde)
+        # LangGraph's own migrations are not safe when replicas start together (two inserts of
+        # the same version): run them under a session advisory lock. Polled with try-lock,
+        # because a session blocked in pg_advisory_lock holds a snapshot that the holder's
+        # CREATE INDEX CONCURRENTLY waits for: a deadlock PostgreSQL cannot see.
+        async with pool.connection() as lock:
+            while not await _try_lock(lock, _CHECKPOINT_LOCK):
+                await asyncio.sleep(0.2)
+            try:
+                await pg.setup()
+            finally:
+                await lock.execute("SELECT pg_advisory_unlock(%s)", (_CHECKPOINT_LOCK,))
+        yield pg
+    finally:
+        await pool.close()
+
+
+@asynccontextmanager
+async def checkpointer(
+    database_url: str | None, sqlite_path: Path, allowed_types: tuple[type, ...]
+) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """The checkpointer; `allowed_types` are the state types its serializer may revive."""
+    serde = JsonPlusSerializer(allowed_msgpack_modules=allowed_types)
+    if database_url:
+        async with _postgres(database_url, serde) as pg:
+            yield pg
+        return
+    conn = await aiosqlite.connect(str(sqlite_path))
+    try:
+        saver = AsyncSqliteSaver(conn, serde=serde)
+        await saver.setup()
+        yield saver
+    finally:
+        await conn.close()

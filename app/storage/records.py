@@ -1,0 +1,103 @@
+"""What the store keeps, as typed records: a run (its input, stored before it starts; status,
+report, tokens), an evaluation job, and the numbered events of either's log."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from core.contract import CallInfo, Report
+from core.options import RunOptions
+
+RunState = Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
+TERMINAL: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "cancelled"})
+EvalState = Literal["queued", "running", "succeeded", "failed"]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunInput(BaseModel):
+    """Everything needed to (re)start a run; stored before the run starts."""
+
+    transcript: str
+    call: CallInfo = Field(default_factory=CallInfo)
+    options: RunOptions = Field(
+        default_factory=RunOptions,
+        description="resolved when the run was accepted: the request's values over the defaults",
+    )
+    financials: dict[str, Any] | None = None
+    prices: dict[str, Any] | None = None
+
+
+class RunRecord(BaseModel):
+    id: str
+    pipeline: str
+    status: RunState
+    owner: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    input: RunInput
+    report: Report | None = None
+    error: str | None = None
+    failed_node: str | None = None
+    reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    cancel_requested: bool = False
+
+
+class EvalCall(BaseModel):
+    """One call of an evaluation: its transcript file (under the evaluation's input folder or an
+    allowed server folder), gold bullets, labels and call info."""
+
+    id: str
+    path: str
+    summary: str | None = None
+    labels: dict[str, Any] | None = None
+    call: CallInfo = Field(default_factory=CallInfo)
+
+
+class EvalSpec(BaseModel):
+    """What an evaluation runs: calls x pipelines, whether to judge, and where it writes."""
+
+    calls: list[EvalCall]
+    pipelines: list[str]
+    out: str
+    judge: bool = False
+    pair: tuple[str, str] | None = None
+    options: RunOptions = Field(default_factory=RunOptions)
+
+
+class EvalResult(BaseModel):
+    table: str | None = None
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    tally: dict[str, Any] = Field(default_factory=dict)
+
+
+class EvalRecord(BaseModel):
+    """A durable evaluation job: its report runs are ordinary runs (ids derived from the job's
+    id, the call and the pipeline), so a restarted job finds the ones already done."""
+
+    id: str
+    owner: str | None = None
+    status: EvalState = "queued"
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    spec: EvalSpec
+    done: int = 0
+    total: int = 0
+    error: str | None = None
+    result: EvalResult = Field(default_factory=EvalResult)
+
+
+class StoredEvent(BaseModel):
+    seq: int
+    type: str
+    data: dict[str, Any]

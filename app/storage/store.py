@@ -1,0 +1,348 @@
+"""The store: runs, evaluations and their event logs, on SQLite (the embedded default, a file
+in the data folder) or PostgreSQL (EDESK_DATABASE_URL, shared by every replica and worker).
+One SQL layer (SQLAlchemy Core) for both engines; the schema is the Alembic migrations',
+applied when the store opens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from app.storage import migrate
+from app.storage.records import (
+    EvalRecord,
+    EvalResult,
+    EvalSpec,
+    RunInput,
+    RunRecord,
+    StoredEvent,
+    now,
+)
+from app.storage.tables import evals, event_log, runs
+from core.contract import Report
+
+UNFINISHED = ("queued", "running")
+_RUN_COLUMNS = [c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts")]
+_IMMUTABLE = frozenset({"id", "created_at", "input"})
+
+
+def database_urls(database_url: str | None, sqlite_path: Path) -> tuple[str, str]:
+    """(async URL, sync URL for migrations) for PostgreSQL or the SQLite file."""
+    if database_url:
+        rest = database_url.split("://", 1)[1]
+        return f"postgresql+psycopg://{rest}", f"postgresql+psycopg://{rest}"
+    return f"sqlite+aiosqlite:///{sqlite_path}", f"sqlite:///{sqlite_path}"
+
+
+def _value(value: Any) -> Any:
+    """Models are stored as JSON text."""
+    return value.model_dump_json() if isinstance(value, BaseModel) else value
+
+
+def to_run(row: Any) -> RunRecord:
+    m = row._mapping
+    return RunRecord(
+        id=m["id"], pipeline=m["pipeline"], status=m["status"], owner=m["owner"],
+        created_at=m["created_at"], started_at=m["started_at"], finished_at=m["finished_at"],
+        input=RunInput.model_validate_json(m["input"]),
+        report=Report.model_validate_json(m["report"]) if m["report"] else None,
+        error=m["error"], failed_node=m["failed_node"], reason=m["reason"],
+        prompt_tokens=m["prompt_tokens"], completion_tokens=m["completion_tokens"],
+        cost=m["cost"], cancel_requested=bool(m["cancel_requested"]),
+    )  # fmt: skip
+
+
+def to_eval(row: Any) -> EvalRecord:
+    m = row._mapping
+    return EvalRecord(
+        id=m["id"], owner=m["owner"], status=m["status"], created_at=m["created_at"],
+        started_at=m["started_at"], finished_at=m["finished_at"],
+        spec=EvalSpec.model_validate_json(m["spec"]), done=m["done"], total=m["total"],
+        error=m["error"],
+        result=EvalResult.model_validate_json(m["result"]) if m["result"] else EvalResult(),
+    )  # fmt: skip
+
+
+class Store:
+    """Every read and write of runs, evaluations, event logs and leases."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        # SQLite has one writer at a time: writes of this process queue here instead of
+        # failing with "database is locked"
+        self._write = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+
+    @classmethod
+    async def open(cls, database_url: str | None, sqlite_path: Path) -> Store:
+        """Open the database, upgrading its schema first (in place, keeping its data)."""
+        async_url, sync_url = database_urls(database_url, sqlite_path)
+        if not database_url:
+            sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(migrate.upgrade, sync_url)
+        if database_url:
+            engine = create_async_engine(async_url, pool_size=10, pool_pre_ping=True)
+        else:
+            engine = create_async_engine(async_url, connect_args={"timeout": 30})
+            sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return cls(engine)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[AsyncConnection]:
+        if self._write is None:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write, self.engine.begin() as conn:
+            yield conn
+
+    async def _rows(self, stmt: sa.Executable) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as conn:
+            return (await conn.execute(stmt)).all()
+
+    async def _write_rows(self, stmt: sa.Executable) -> Sequence[sa.Row[Any]]:
+        async with self._tx() as conn:
+            result = await conn.execute(stmt)
+            return result.all() if result.returns_rows else []
+
+    async def ping(self) -> None:
+        await self._rows(sa.select(sa.literal(1)))
+
+    # -- runs --------------------------------------------------------------------------------
+
+    async def create(self, record: RunRecord) -> None:
+        values = {c.name: _value(getattr(record, c.name)) for c in _RUN_COLUMNS}
+        # the options as given (unset fields stay unset: the executing engine's defaults)
+        values["input"] = record.input.model_dump_json(exclude_unset=True)
+        await self._write_rows(runs.insert().values(values))
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        rows = await self._rows(sa.select(*_RUN_COLUMNS).where(runs.c.id == run_id))
+        return to_run(rows[0]) if rows else None
+
+    async def list_runs(
+        self,
+        *,
+        owner: str | None,
+        status: str | None = None,
+        pipeline: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+    ) -> tuple[list[RunRecord], int]:
+        """Runs newest first: the caller's own when auth is on (`owner`), by status and
+        pipeline when given."""
+        where: list[sa.ColumnElement[bool]] = []
+        if owner is not None:
+            where.append(runs.c.owner == owner)
+        if status:
+            where.append(runs.c.status == status)
+        if pipeline:
+            where.append(runs.c.pipeline == pipeline)
+        count = sa.select(sa.func.count()).select_from(runs).where(*where)
+        page = (
+            sa.select(*_RUN_COLUMNS)
+            .where(*where)
+            .order_by(runs.c.created_at.desc(), runs.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        total = (await self._rows(count))[0][0]
+        return [to_run(r) for r in await self._rows(page)], int(total)
+
+    @staticmethod
+    def _sets(fields: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(fields) - ({c.name for c in _RUN_COLUMNS} - _IMMUTABLE)
+        if unknown:
+            raise KeyError(f"not updatable run fields: {sorted(unknown)}")
+        return {k: _value(v) for k, v in fields.items()}
+
+    async def update(self, run_id: str, **fields: Any) -> None:
+        if fields:
+            await self._write_rows(
+                runs.update().where(runs.c.id == run_id).values(self._sets(fields))
+            )
+
+    async def update_if_status(self, run_id: str, statuses: set[str], **fields: Any) -> bool:
+        """Update only while the run's status is one of `statuses`; False if it was not."""
+        stmt = (
+            runs.update()
+            .where(runs.c.id == run_id, runs.c.status.in_(sorted(statuses)))
+            .values(self._sets(fields))
+            .returning(runs.c.id)
+        )
+        return bool(await self._write_rows(stmt))
+
+    async def unfinished(self) -> list[RunRecord]:
+        stmt = (
+            sa.select(*_RUN_COLUMNS)
+            .where(runs.c.status.in_(UNFINISHED))
+            .order_by(runs.c.created_at)
+        )
+        return [to_run(r) for r in await self._rows(stmt)]
+
+    async def delete(self, run_id: str) -> None:
+        """The run and its event log."""
+        async with self._tx() as conn:
+            await conn.execute(event_log.delete().where(event_log.c.stream_id == run_id))
+            await conn.execute(runs.delete().where(runs.c.id == run_id))
+
+    # -- event logs (runs and evaluations) --------------------------------------------------
+
+    async def append_event(self, stream_id: str, event: BaseModel) -> int:
+        """Persist an event; returns its sequence number (the SSE `id:`), 1-based per stream."""
+        data = event.model_dump(mode="json")
+        next_seq = sa.select(
+            sa.literal(stream_id),
+            sa.func.coalesce(sa.func.max(event_log.c.seq), 0) + 1,
+            sa.literal(data["type"]),
+            sa.literal(json.dumps(data)),
+        ).where(event_log.c.stream_id == stream_id)
+        stmt = (
+            event_log.insert()
+            .from_select(["stream_id", "seq", "type", "data"], next_seq)
+            .returning(event_log.c.seq)
+        )
+        for _ in range(20):  # two writers racing for the next seq: the loser takes the next
+            try:
+                return int((await self._write_rows(stmt))[0][0])
+            except sa.exc.IntegrityError:
+                continue
+        raise RuntimeError(f"could not append an event to {stream_id}")
+
+    async def events(self, stream_id: str, *, after: int = 0) -> list[StoredEvent]:
+        stmt = (
+            sa.select(event_log.c.seq, event_log.c.type, event_log.c.data)
+            .where(event_log.c.stream_id == stream_id, event_log.c.seq > after)
+            .order_by(event_log.c.seq)
+        )
+        return [
+            StoredEvent(seq=r.seq, type=r.type, data=json.loads(r.data))
+            for r in await self._rows(stmt)
+        ]
+
+    # -- leases (workers hold runs; an API replica holds an evaluation) ---------------------
+
+    async def claim(self, run_id: str, worker: str, lease: timedelta) -> RunRecord | None:
+        """Take the run for `worker` if it is queued, or running under a lapsed lease (its
+        worker died). None if it is finished, gone, or held by a live worker."""
+        t = now()
+        free = sa.or_(
+            runs.c.status == "queued",
+            sa.and_(
+                runs.c.status == "running",
+                sa.or_(
+                    runs.c.lease_until.is_(None),
+                    runs.c.lease_until < t,
+                    runs.c.lease_owner == worker,
+                ),
+            ),
+        )
+        stmt = (
+            runs.update()
+            .where(runs.c.id == run_id, free)
+            .values(lease_owner=worker, lease_until=t + lease, attempts=runs.c.attempts + 1)
+            .returning(*_RUN_COLUMNS)
+        )
+        rows = await self._write_rows(stmt)
+        return to_run(rows[0]) if rows else None
+
+    async def renew(self, run_id: str, worker: str, lease: timedelta) -> tuple[bool, bool]:
+        """Extend the worker's lease: (still ours, cancel requested)."""
+        stmt = (
+            runs.update()
+            .where(runs.c.id == run_id, runs.c.lease_owner == worker)
+            .values(lease_until=now() + lease)
+            .returning(runs.c.cancel_requested)
+        )
+        rows = await self._write_rows(stmt)
+        return (True, bool(rows[0][0])) if rows else (False, False)
+
+    async def release(self, run_id: str, worker: str) -> None:
+        await self._write_rows(
+            runs.update()
+            .where(runs.c.id == run_id, runs.c.lease_owner == worker)
+            .values(lease_owner=None, lease_until=None)
+        )
+
+    async def orphans(self, min_age: timedelta) -> list[str]:
+        """Unfinished runs nobody holds: queued longer than `min_age`, or running under a
+        lapsed lease. The sweeper re-enqueues those whose queue job is gone."""
+        t = now()
+        lapsed = sa.or_(runs.c.lease_until.is_(None), runs.c.lease_until < t)
+        stmt = (
+            sa.select(runs.c.id)
+            .where(
+                sa.or_(
+                    sa.and_(runs.c.status == "queued", runs.c.created_at < t - min_age, lapsed),
+                    sa.and_(runs.c.status == "running", lapsed),
+                )
+            )
+            .order_by(runs.c.created_at)
+            .limit(500)
+        )
+        return [r.id for r in await self._rows(stmt)]
+
+    # -- evaluations -------------------------------------------------------------------------
+
+    async def create_eval(self, record: EvalRecord) -> None:
+        fields = EvalRecord.model_fields
+        values = {c.name: _value(getattr(record, c.name)) for c in evals.c if c.name in fields}
+        await self._write_rows(evals.insert().values(values))
+
+    async def get_eval(self, eval_id: str) -> EvalRecord | None:
+        rows = await self._rows(sa.select(evals).where(evals.c.id == eval_id))
+        return to_eval(rows[0]) if rows else None
+
+    async def update_eval(self, eval_id: str, **fields: Any) -> None:
+        values = {k: _value(v) for k, v in fields.items()}
+        await self._write_rows(evals.update().where(evals.c.id == eval_id).values(values))
+
+    async def claim_eval(self, eval_id: str, holder: str, lease: timedelta) -> bool:
+        """Hold an unfinished evaluation (one coordinator at a time; a dead one's lapses)."""
+        t = now()
+        stmt = (
+            evals.update()
+            .where(
+                evals.c.id == eval_id,
+                evals.c.status.in_(UNFINISHED),
+                sa.or_(
+                    evals.c.lease_until.is_(None),
+                    evals.c.lease_until < t,
+                    evals.c.lease_owner == holder,
+                ),
+            )
+            .values(lease_owner=holder, lease_until=t + lease)
+            .returning(evals.c.id)
+        )
+        return bool(await self._write_rows(stmt))
+
+    async def unheld_evals(self) -> list[str]:
+        """Unfinished evaluations whose coordinator is gone (lease lapsed or never taken)."""
+        t = now()
+        stmt = (
+            sa.select(evals.c.id)
+            .where(
+                evals.c.status.in_(UNFINISHED),
+                sa.or_(evals.c.lease_until.is_(None), evals.c.lease_until < t),
+            )
+            .order_by(evals.c.created_at)
+        )
+        return [r.id for r in await self._rows(stmt)]
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()

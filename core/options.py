@@ -1,0 +1,151 @@
+"""Run options, defined once. `RunOptions` is the authority for every per-run knob: its type,
+bounds, default and description. Everything else is derived from it, never copied:
+
+- the API request model (`request_model`: every field optional, same bounds, strict),
+- the process settings (`app.settings.Settings` extends `RunOptions`, so `EDESK_<NAME>` sets
+  each default),
+- the CLI flags (`add_flags` / `given_flags`),
+- the stored form (a run's input keeps its resolved `RunOptions`, typed).
+
+A new option is one field here; a field that only some surfaces take says so with `Surface`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+from pydantic_settings import NoDecode  # EDESK_ENSEMBLE_VARIANTS is a comma list, not JSON
+
+WriterVariant = Literal[
+    "simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback", "ensemble"
+]
+EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback"]
+# What `ensemble` can combine: every variant but itself.
+ENSEMBLE_MEMBERS: tuple[EnsembleMember, ...] = get_args(EnsembleMember)
+# How passages are found for a query: embeddings, BM25 over words and figures, or both fused by
+# reciprocal rank (bench/retrieval.py measured hybrid best on ECTSum; see the README).
+Retriever = Literal["hybrid", "dense", "bm25"]
+
+
+@dataclass(frozen=True)
+class Surface:
+    """Where an option appears besides the API (field metadata): its CLI flag name (default
+    `--<name>`; for a bool that defaults to true, `--no-<name>`), whether the CLI has it at all,
+    and the pipelines it applies to (the CLI refuses it for others)."""
+
+    flag: str | None = None
+    cli: bool = True
+    pipelines: tuple[str, ...] = ()
+    metavar: str | None = None
+
+
+def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
+    if len(set(values)) != len(values):
+        raise ValueError("must not repeat a variant")
+    return values
+
+
+class RunOptions(BaseModel):
+    """Per-run options. The app resolves a run's options once, when the run is accepted:
+    the request's values over the `EDESK_` defaults; the run keeps them as stored."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    token_budget: int | None = Field(
+        default=None, ge=1, description="stop the run past this many tokens (none: no limit)"
+    )
+    stream_tokens: Annotated[bool, Surface(cli=False)] = Field(
+        default=False, description="emit `token` events while models write (live only)"
+    )
+    parse_retries: int = Field(
+        default=2, ge=0, le=5, description="retries of a structured answer that did not validate"
+    )
+    max_conviction_shift: int = Field(
+        default=10,
+        ge=0,
+        le=100,
+        description="findebate: the debate is reverted when a conviction moves more than this",
+    )
+    chunk_words: int = Field(default=150, ge=20, le=400, description="words per transcript chunk")
+    retrieval_k: int = Field(default=4, ge=1, le=50, description="passages per retrieval query")
+    evidence_per_dimension: int = Field(
+        default=8, ge=1, le=100, description="passages kept per retrieval dimension"
+    )
+    evidence_words: int | None = Field(
+        default=None,
+        ge=50,
+        le=50_000,
+        description="words of evidence per prompt (none: sized to the model, 700 for the "
+        "bundled local model, 2,500 otherwise)",
+    )
+    transcript_words: int | None = Field(
+        default=None,
+        ge=50,
+        le=500_000,
+        description="words of transcript a prompt may hold (none: sized to the model, 1,800 "
+        "for the bundled local model, 60,000 otherwise)",
+    )
+    conversation_rounds: Annotated[
+        int, Surface(flag="--rounds", pipelines=("conversation",), metavar="N")
+    ] = Field(default=3, ge=1, le=10, description="conversation: round limit")
+    writer_variant: Annotated[
+        WriterVariant, Surface(flag="--variant", pipelines=("writer_feedback",))
+    ] = Field(default="advanced_feedback", description="writer_feedback: which variant runs")
+    ensemble_variants: Annotated[
+        tuple[EnsembleMember, ...],
+        NoDecode,
+        AfterValidator(_distinct),
+        Surface(flag="--ensemble", pipelines=("writer_feedback",), metavar="V1,V2,..."),
+    ] = Field(
+        default=ENSEMBLE_MEMBERS,
+        min_length=2,
+        max_length=4,
+        description="writer_feedback ensemble: the variants to run and grade (two or more)",
+    )
+    feedback_iterations: Annotated[int, Surface(pipelines=("writer_feedback",), metavar="N")] = (
+        Field(default=3, ge=1, le=5, description="writer_feedback: simple feedback loop limit")
+    )
+    retriever: Retriever = Field(
+        default="hybrid",
+        description="findebate's evidence search: hybrid (dense + BM25, fused by rank), dense "
+        "or bm25",
+    )
+    fact_check: bool = Field(
+        default=True,
+        description="one model correction of unsupported figures before the report (false: "
+        "they are still flagged)",
+    )
+
+    def merged(self, given: dict[str, Any]) -> RunOptions:
+        """These options with `given` over them, validated (ValidationError names the field)."""
+        return type(self).model_validate({**self.model_dump(), **given})
+
+
+def surface(field: FieldInfo) -> Surface:
+    return next((m for m in field.metadata if isinstance(m, Surface)), Surface())
+
+
+def _as_list(annotation: Any) -> Any:
+    """JSON bodies carry arrays: tuple[X, ...] is list[X] in the request model."""
+    if get_origin(annotation) is tuple:
+        return list[get_args(annotation)[0]]  # type: ignore[misc]
+    return annotation
+
+
+def request_model(options: type[RunOptions] = RunOptions, name: str = "RunOptionsIn") -> Any:
+    """The API's per-run options: every field of `options`, optional (absent: the server's
+    default), with the same bounds, checks and descriptions; strict, unknown keys refused."""
+    fields: dict[str, Any] = {}
+    for key, field in options.model_fields.items():
+        inner = _as_list(field.annotation)
+        checks = [m for m in field.metadata if not isinstance(m, Surface | NoDecode)]
+        typ = Annotated[inner, *checks] if checks else inner
+        fields[key] = (Union[typ, None], Field(default=None, description=field.description))  # noqa: UP007
+    return create_model(
+        name,
+        __config__=ConfigDict(extra="forbid", strict=True),
+        __doc__="Per-run options; each overrides the server's default for this run only.",
+        **fields,
+    )
