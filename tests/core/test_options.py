@@ -1,0 +1,94 @@
+"""Run options are defined once (core.options.RunOptions): a field added there is in the API's
+request model, the EDESK_ settings, the CLI flags and the stored form, with the same bounds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Annotated
+
+import pytest
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.api.schemas import RunCreate, RunOptionsIn
+from app.cli.options import OptionError, add_flags, resolve
+from app.settings import Settings
+from app.storage import RunInput
+from core.options import RunOptions, Surface, request_model
+
+
+class Extended(RunOptions):
+    """RunOptions with one more field, written once."""
+
+    novelty_level: Annotated[int, Surface(pipelines=("findebate",), metavar="N")] = Field(
+        default=7, ge=1, le=9, description="a brand-new knob"
+    )
+
+
+def test_a_new_field_appears_in_all_four(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1. the API request model: optional, same bounds and description
+    api = request_model(Extended)
+    assert api.model_validate({"novelty_level": 3}).novelty_level == 3
+    assert api.model_validate({}).novelty_level is None
+    with pytest.raises(ValidationError, match="less than or equal to 9"):
+        api.model_validate({"novelty_level": 10})
+    prop = api.model_json_schema()["properties"]["novelty_level"]
+    assert prop["description"] == "a brand-new knob"
+    assert {"type": "integer", "minimum": 1, "maximum": 9} in prop["anyOf"]
+
+    # 2. the settings: EDESK_NOVELTY_LEVEL is its default, bounds enforced
+    class ExtendedSettings(BaseSettings, Extended):
+        model_config = SettingsConfigDict(env_prefix="EDESK_", frozen=False)
+
+    monkeypatch.setenv("EDESK_NOVELTY_LEVEL", "5")
+    assert ExtendedSettings().novelty_level == 5
+    monkeypatch.setenv("EDESK_NOVELTY_LEVEL", "0")
+    with pytest.raises(ValidationError, match="novelty_level"):
+        ExtendedSettings()
+
+    # 3. the CLI: --novelty-level N, refused out of bounds and for other pipelines
+    parser = argparse.ArgumentParser()
+    add_flags(parser, Extended)
+    assert "--novelty-level" in parser.format_help()
+    args = parser.parse_args(["--novelty-level", "4"])
+    assert resolve(args, "findebate", Extended(), Extended).novelty_level == 4
+    with pytest.raises(OptionError, match="--novelty-level applies to --pipeline findebate"):
+        resolve(args, "zero_shot", Extended(), Extended)
+    with pytest.raises(OptionError, match="--novelty-level: Input should be less than"):
+        resolve(parser.parse_args(["--novelty-level", "99"]), "findebate", Extended(), Extended)
+
+    # 4. the stored form: typed, and read back as it was written
+    stored = Extended(novelty_level=2).model_dump_json()
+    assert Extended.model_validate_json(stored).novelty_level == 2
+
+
+def test_the_real_surfaces_are_derived_from_run_options() -> None:
+    """Every RunOptions field is in the request model, the settings and (unless marked
+    API-only) the CLI; the run input stores RunOptions itself."""
+    names = set(RunOptions.model_fields)
+    assert set(RunOptionsIn.model_fields) == names
+    assert names <= set(Settings.model_fields)
+    assert RunCreate.model_fields["options"].annotation is RunOptionsIn
+    assert RunInput.model_fields["options"].annotation is RunOptions
+    parser = argparse.ArgumentParser()
+    add_flags(parser)
+    flags = {a.dest.removeprefix("opt_") for a in parser._actions if a.dest.startswith("opt_")}
+    assert flags == names - {"stream_tokens"}
+    for name, field in RunOptions.model_fields.items():  # same bounds in the API's schema
+        schema = json.dumps(RunOptionsIn.model_json_schema()["properties"][name])
+        for bound in ("minimum", "maximum", "minItems", "maxItems"):
+            own = json.dumps(RunOptions.model_json_schema()["properties"][name])
+            assert (bound in schema) == (bound in own), (name, bound)
+        assert RunOptionsIn.model_fields[name].description == field.description
+
+
+def test_settings_defaults_become_run_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDESK_CHUNK_WORDS", "200")
+    monkeypatch.setenv("EDESK_FACT_CHECK", "false")
+    defaults = Settings().run_defaults()
+    assert (defaults.chunk_words, defaults.fact_check) == (200, False)
+    assert defaults.merged({"chunk_words": 60}).chunk_words == 60
+    monkeypatch.setenv("EDESK_CHUNK_WORDS", "5")  # the same bound as the API's
+    with pytest.raises(ValidationError, match="chunk_words"):
+        Settings()

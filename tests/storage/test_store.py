@@ -1,0 +1,127 @@
+"""The one store on SQLite: a data folder written by the code before migrations existed
+upgrades in place on first start; runs, evaluations and event logs round-trip."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from app.service.events import NodeStarted, RunStarted
+from app.storage import EvalRecord, EvalSpec, RunInput, RunRecord, Store, migrate, now
+from core.options import RunOptions
+
+# The schema app/store.py created (verbatim) before the store moved to SQLAlchemy + Alembic.
+PRE_MIGRATIONS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY,
+    pipeline TEXT NOT NULL,
+    status TEXT NOT NULL,
+    owner TEXT,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT,
+    input TEXT NOT NULL,
+    report TEXT,
+    error TEXT,
+    failed_node TEXT,
+    reason TEXT,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    cost REAL,
+    cancel_requested INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_by_created ON runs(created_at DESC);
+CREATE TABLE IF NOT EXISTS events (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+"""
+
+
+def old_data_folder(path: Path) -> None:
+    """Two runs and their events, as the previous code wrote them (ISO text times, options as
+    a partial dict, 0/1 flags)."""
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(PRE_MIGRATIONS_SCHEMA)
+    created = datetime(2026, 11, 1, 9, 30, tzinfo=UTC).isoformat()
+    rows = [
+        ("old-done", "zero_shot", "succeeded", "k1", created, created, created,
+         json.dumps({"transcript": "CEO: revenue rose 5%.", "options": {"chunk_words": 60}}),
+         None, None, None, None, 120, 30, 0.0012, 0),
+        ("old-queued", "findebate", "queued", None, created, None, None,
+         json.dumps({"transcript": "CFO: margins fell.", "options": {}}),
+         None, None, None, None, 0, 0, None, 1),
+    ]  # fmt: skip
+    conn.executemany(f"INSERT INTO runs VALUES ({', '.join('?' * 16)})", rows)
+    for seq, kind in enumerate(["run_started", "node_started", "run_finished"], 1):
+        data = json.dumps({"type": kind, "run_id": "old-done"})
+        conn.execute("INSERT INTO events VALUES (?, ?, ?, ?)", ("old-done", seq, kind, data))
+    conn.commit()
+    conn.close()
+
+
+async def test_pre_migration_sqlite_folder_upgrades_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    old_data_folder(path)
+    store = await Store.open(None, path)
+    try:
+        done = await store.get("old-done")
+        queued = await store.get("old-queued")
+        assert done is not None and queued is not None
+        assert done.status == "succeeded" and done.owner == "k1"
+        assert done.created_at == datetime(2026, 11, 1, 9, 30, tzinfo=UTC)
+        assert (done.prompt_tokens, done.completion_tokens, done.cost) == (120, 30, 0.0012)
+        assert done.input.options.chunk_words == 60
+        assert done.input.options.model_fields_set == {"chunk_words"}  # the rest: defaults
+        assert queued.cancel_requested is True
+        assert [r.id for r in await store.unfinished()] == ["old-queued"]
+        events = await store.events("old-done")
+        assert [e.type for e in events] == ["run_started", "node_started", "run_finished"]
+        # the upgraded schema works: new events continue the numbering, leases exist
+        assert await store.append_event("old-done", NodeStarted(run_id="old-done", node="x")) == 4
+        assert await store.claim("old-queued", "w1", timedelta(seconds=20)) is not None
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        version = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+    assert {"runs", "event_log", "evals", "alembic_version"} <= tables and "events" not in tables
+    assert version == migrate.head()
+    reopened = await Store.open(None, path)  # a second start applies nothing and loses nothing
+    assert (await reopened.get("old-done")) is not None
+    await reopened.close()
+
+
+async def test_runs_evals_and_logs_round_trip(tmp_path: Path) -> None:
+    store = await Store.open(None, tmp_path / "runs.sqlite")
+    try:
+        record = RunRecord(
+            id="r1", pipeline="findebate", status="queued", created_at=now(),
+            input=RunInput(transcript="t", options=RunOptions(retrieval_k=9)),
+        )  # fmt: skip
+        await store.create(record)
+        got = await store.get("r1")
+        assert got is not None and got.input.options.retrieval_k == 9
+        assert await store.update_if_status("r1", {"queued"}, status="running")
+        assert not await store.update_if_status("r1", {"queued"}, status="cancelled")
+        items, total = await store.list_runs(owner=None, status="running")
+        assert total == 1 and items[0].id == "r1"
+        assert await store.append_event("r1", RunStarted(run_id="r1", pipeline="findebate")) == 1
+        spec = EvalSpec(calls=[], pipelines=["zero_shot"], out=str(tmp_path / "e"))
+        await store.create_eval(EvalRecord(id="e1", created_at=now(), spec=spec, total=3))
+        assert await store.claim_eval("e1", "api-1", timedelta(seconds=30))
+        assert not await store.claim_eval("e1", "api-2", timedelta(seconds=30))
+        assert await store.unheld_evals() == []
+        await store.update_eval("e1", done=2)
+        evaluation = await store.get_eval("e1")
+        assert evaluation is not None and evaluation.done == 2 and evaluation.total == 3
+        await store.delete("r1")
+        assert await store.get("r1") is None and await store.events("r1") == []
+    finally:
+        await store.close()
