@@ -74,10 +74,10 @@ def pct(values: list[float], q: float) -> float:
 def node_counts(topo: Topology, run_id: str | None = None) -> dict[str, Counter[str]]:
     import psycopg
 
-    sql = "SELECT run_id, data FROM events WHERE type = 'node_finished'"
+    sql = "SELECT stream_id, data FROM event_log WHERE type = 'node_finished'"
     args: tuple[Any, ...] = ()
     if run_id:
-        sql, args = sql + " AND run_id = %s", (run_id,)
+        sql, args = sql + " AND stream_id = %s", (run_id,)
     out: dict[str, Counter[str]] = {}
     with psycopg.connect(topo.postgres.url, autocommit=True) as conn:
         for rid, payload in conn.execute(sql.encode(), args):

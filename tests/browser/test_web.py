@@ -341,3 +341,57 @@ def test_markdown_renderer_builds_only_safe_elements(server: Server, page: Any) 
                 '<iframe src="https://example.com"></iframe>', "snake_case_name"):  # fmt: skip
         assert raw in got["text"], raw
     assert page.evaluate("typeof window.alert") == "function"  # nothing replaced or ran
+
+
+HOSTILE = r"""# Report <script>window.__pwned = 1</script>
+
+[js](javascript:window.__pwned=1) [JS](JAVASCRIPT:window.__pwned=1) [vb](vbscript:msgbox(1))
+[data](data:text/html,<script>window.__pwned=1</script>) <javascript:window.__pwned=1>
+[ref][evil] and [ok](https://example.com/a) and [anchor](#why)
+
+[evil]: javascript:window.__pwned=1
+
+![pixel](data:image/png;base64,iVBORw0KGgo=) ![remote](https://evil.invalid/x.png)
+
+<a href="javascript:window.__pwned=1" onclick="window.__pwned=1">html link</a>
+<svg onload="window.__pwned=1"></svg> <img src=x onerror="window.__pwned=1">
+<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>
+
+| cell | <b onmouseover="window.__pwned=1">x</b> |
+|---|---|
+| [c](javascript:window.__pwned=1) | ![i](data:image/svg+xml,<svg onload=alert(1)>) |
+"""
+
+
+def test_hostile_markdown_renders_inert(server: Server, page: Any) -> None:
+    """Script tags, javascript:/vbscript:/data: links (inline, autolink, reference), event
+    attributes, data and remote images: rendered as text, nothing runs, nothing is fetched."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(server.url + "/#/history")
+    page.wait_for_selector("main h2")
+    got = page.evaluate(
+        """async (src) => {
+          const { renderMarkdown } = await import("/ui/js/markdown.js");
+          const el = renderMarkdown(src);
+          document.body.append(el);
+          await new Promise((r) => setTimeout(r, 300));
+          el.querySelectorAll("*").forEach((e) => e.dispatchEvent(new MouseEvent("mouseover")));
+          const all = [...el.querySelectorAll("*")];
+          return {
+            tags: [...new Set(all.map((e) => e.tagName.toLowerCase()))].sort(),
+            hrefs: [...el.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+            attrs: [...new Set(all.flatMap((e) => [...e.attributes].map((a) => a.name)))].sort(),
+            pwned: window.__pwned === undefined ? null : window.__pwned,
+            text: el.textContent,
+          };
+        }""",
+        HOSTILE,
+    )
+    assert got["pwned"] is None
+    assert not {"script", "img", "svg", "iframe", "object", "embed"} & set(got["tags"])
+    assert got["hrefs"] == ["https://example.com/a", "#why"]
+    assert not [a for a in got["attrs"] if a.startswith("on") or a in ("src", "style", "srcdoc")]
+    assert not [u for u in requests if "evil.invalid" in u or u.startswith("data:")]
+    for shown in ("<script>window.__pwned = 1</script>", "pixel", "remote", "html link"):
+        assert shown in got["text"], shown

@@ -69,7 +69,9 @@ def db(topo: Topology, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 
 
 def finished_nodes(topo: Topology, run_id: str) -> int:
-    rows = db(topo, "SELECT count(*) FROM events WHERE run_id=%s AND type='node_finished'", run_id)
+    rows = db(
+        topo, "SELECT count(*) FROM event_log WHERE stream_id=%s AND type='node_finished'", run_id
+    )
     return int(rows[0][0])
 
 
