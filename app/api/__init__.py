@@ -51,9 +51,10 @@ def create_app(
             store, bus, queue = await open_backends(cfg)
             manager = RunManager(engine, store, cfg, bus, queue)
             app.state.manager = manager
-            app.state.evals = EvalManager(engine, cfg.data_dir / "evals")
+            app.state.evals = EvalManager(manager, cfg.data_dir / "evals")
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()
+            await app.state.evals.resume()
             try:
                 yield
             finally:

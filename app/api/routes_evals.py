@@ -17,7 +17,8 @@ from app.api.deps import last_event_id as parse_last_event_id
 from app.api.errors import ApiError, FieldError
 from app.api.schemas import refusals
 from app.evaluation.dataset import DatasetError, load_dataset
-from app.evaluation.service import EvalJob, EvalManager
+from app.evaluation.service import EvalManager, calls_of
+from app.storage import EvalRecord, EvalSpec
 from graphs import PIPELINES
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=refusals(401, 422))
@@ -120,10 +121,11 @@ def get_evals(request: Request) -> EvalManager:
 EvalsDep = Annotated[EvalManager, Depends(get_evals)]
 
 
-def _summary(job: EvalJob) -> EvalSummary:
+def _summary(job: EvalRecord) -> EvalSummary:
     return EvalSummary(
         id=job.id, status=job.status, created_at=job.created_at, done=job.done, total=job.total,
-        error=job.error, out_dir=str(job.out), table=job.table, rows=job.rows, tally=job.tally,
+        error=job.error, out_dir=job.spec.out, table=job.result.table, rows=job.result.rows,
+        tally=job.result.tally,
         links={"self": f"/v1/evals/{job.id}", "events": f"/v1/evals/{job.id}/events"},
     )  # fmt: skip
 
@@ -168,21 +170,23 @@ async def create_eval(
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
     if body.judge and pair is None and len(body.pipelines) >= 2:
         pair = (body.pipelines[0], body.pipelines[1])
-    job = evals.start(
-        owner=owner, pipelines=list(body.pipelines), items=items, judge=body.judge, pair=pair,
+    eval_id = uuid.uuid4().hex
+    spec = EvalSpec(
+        calls=calls_of(items), pipelines=list(body.pipelines), judge=body.judge, pair=pair,
+        out=str(evals.root / eval_id), options=settings.run_defaults(),
         concurrency=body.concurrency,
     )  # fmt: skip
-    return _summary(job)
+    return _summary(await evals.start(owner, spec, eval_id=eval_id))
 
 
-async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalJob:
-    job = evals.jobs.get(eval_id)
+async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:
+    job = await evals.store.get_eval(eval_id)
     if job is None or (owner is not None and job.owner != owner):
         raise ApiError(404, f"eval {eval_id} not found")
     return job
 
 
-EvalDep = Annotated[EvalJob, Depends(owned_eval)]
+EvalDep = Annotated[EvalRecord, Depends(owned_eval)]
 
 
 @router.get("/{eval_id}", response_model=EvalSummary, responses=refusals(404))
@@ -205,7 +209,7 @@ async def eval_events(
     """eval_queued, eval_started, report_started, report_finished, judged, pair_judged, then
     eval_finished; replayed after Last-Event-ID."""
     return EventSourceResponse(
-        evals.stream(job, parse_last_event_id(last_event_id, after)),
+        evals.stream(job.id, parse_last_event_id(last_event_id, after)),
         ping=settings.sse_heartbeat,
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

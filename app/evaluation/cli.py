@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from app.evaluation.dataset import DatasetError, load_dataset
-from app.evaluation.runner import EvalEvent, Evaluation, model_label
+from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_label
 from app.evaluation.summary import write_chart, write_tables
 from app.service.engine import Engine
 from app.settings import Settings
@@ -139,7 +139,7 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
         evaluation = Evaluation(items, pipelines, out, on_event=on_event)
         for cfg, label in configs:
             async with Engine.open(cfg) as engine:
-                await evaluation.run_reports(engine, label, args.concurrency)
+                await evaluation.run_reports(engine_runner(engine), label, args.concurrency)
         if judge_cfg is not None:
             async with Engine.open(judge_cfg[0]) as jengine:
                 await evaluation.judge_with(jengine, pair)

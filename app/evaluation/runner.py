@@ -25,6 +25,7 @@ from app.evaluation.judge import Pairwise, grade, pairwise
 from app.evaluation.scoring import Record, score
 from app.service.engine import Engine
 from app.settings import Settings
+from core.contract import Report
 from core.llm import CallStats, ChatHandle, current_stats
 from core.metrics import (
     report_prose,
@@ -59,6 +60,30 @@ class EvalEvent(BaseModel):
 
 
 Sink = Callable[[EvalEvent], Awaitable[None] | None]
+
+
+@dataclass
+class Outcome:
+    """How one report run ended: in this process (the CLI) or as a run of the service."""
+
+    status: str
+    report: Report | None = None
+    error: str | None = None
+    failed_node: str | None = None
+
+
+# Runs `pipeline` on one call and returns how it ended.
+ReportRunner = Callable[[EvalItem, str, Transcript], Awaitable[Outcome]]
+
+
+def engine_runner(engine: Engine) -> ReportRunner:
+    """Report runs on `engine`, in this process (the `earnings-desk eval` command)."""
+
+    async def run(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:
+        out = await engine.run(pipeline, transcript, item.call)
+        return Outcome(out.status, out.report, out.error, out.failed_node)
+
+    return run
 
 
 @dataclass
@@ -114,7 +139,7 @@ class Evaluation:
         tmp.write_text(record.model_dump_json(indent=2), encoding="utf-8")
         tmp.replace(path)  # atomic: a kill mid-write never leaves a truncated record
 
-    async def run_reports(self, engine: Engine, model: str, concurrency: int) -> None:
+    async def run_reports(self, runner: ReportRunner, model: str, concurrency: int) -> None:
         pairs = [(item, p) for item in self.items for p in self.pipelines]
         total, done = len(pairs), 0
         await self._emit(EvalEvent(type="eval_started", model=model, total=total))
@@ -141,7 +166,7 @@ class Evaluation:
                         pipeline=pipeline,
                     )
                 )  # fmt: skip
-                record = await self._run_one(engine, model, item, pipeline)
+                record = await self._run_one(runner, model, item, pipeline)
             self.save(path, record)
             done += 1
             await self._emit(
@@ -153,7 +178,9 @@ class Evaluation:
 
         await asyncio.gather(*(one(i, p) for i, p in pairs))
 
-    async def _run_one(self, engine: Engine, model: str, item: EvalItem, pipeline: str) -> Record:
+    async def _run_one(
+        self, runner: ReportRunner, model: str, item: EvalItem, pipeline: str
+    ) -> Record:
         base: dict[str, Any] = {
             "id": item.id,
             "pipeline": pipeline,
@@ -166,7 +193,7 @@ class Evaluation:
             self.tally.failed += 1
             return Record(**base, status="failed", error=f"transcript: {exc}", wall_s=0.0)
         t0 = time.perf_counter()
-        outcome = await engine.run(pipeline, transcript, item.call)
+        outcome = await runner(item, pipeline, transcript)
         wall = time.perf_counter() - t0
         self.tally.ran += 1
         if outcome.report is None:

@@ -1,120 +1,222 @@
-"""Evaluations started over HTTP (POST /v1/evals): the same harness as `earnings-desk eval`, on
-the server's engine (its configured model), with progress as numbered events for SSE replay.
-Jobs live in memory; their results are files under <data_dir>/evals/<id>/ and survive."""
+"""Evaluations started over HTTP (POST /v1/evals): durable jobs in the store, whose report runs
+are ordinary runs submitted to the run manager (so they share its pool, `max_runs` and, at
+scale, the workers), with progress in the same event log and SSE code as runs.
+
+A coordinator (in an API process, holding the job's lease) submits each (call, pipeline) run,
+waits for it, scores its report and writes the same per-report files as `earnings-desk eval`.
+Report runs have ids derived from the job, the call and the pipeline, so a coordinator that
+restarts (the process was killed, or another replica took over a lapsed lease) finds the runs
+already finished and scores them instead of running them again."""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
+import os
+import socket
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
 
 from app.evaluation.dataset import EvalItem
-from app.evaluation.runner import EvalEvent, Evaluation, model_label
+from app.evaluation.runner import EvalEvent, Evaluation, Outcome, model_label
 from app.evaluation.summary import summarize, write_chart, write_tables
-from app.service.engine import Engine
+from app.service.runs import RunManager, stream_log
+from app.storage import TERMINAL, EvalRecord, EvalSpec, RunInput, RunRecord, now
+from app.storage.records import EvalCall, EvalResult
+from core.transcript import Transcript
 
 log = logging.getLogger("earnings_desk.evals")
-EvalStatus = Literal["queued", "running", "succeeded", "failed"]
+RUN_NAMESPACE = uuid.UUID("6f1c1a52-64a4-4c1e-9d3b-0f4f0c1e2d7a")
+LEASE = timedelta(seconds=30)
 
 
-@dataclass
-class EvalJob:
-    id: str
-    owner: str | None
-    pipelines: list[str]
-    items: list[EvalItem]
-    out: Path
-    judge: bool
-    pair: tuple[str, str] | None
-    concurrency: int
-    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
-    status: EvalStatus = "queued"
-    error: str | None = None
-    done: int = 0
-    total: int = 0
-    table: str | None = None
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    tally: dict[str, Any] = field(default_factory=dict)
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+class LogEvent(BaseModel):
+    """An evaluation's progress event as stored in its log (`type` plus its fields)."""
 
-    def publish(self, kind: str, data: dict[str, Any]) -> None:
-        self.events.append((kind, {"eval_id": self.id, **data}))
-        self.changed.set()
-        self.changed = asyncio.Event()
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+
+
+def report_run_id(eval_id: str, call_id: str, pipeline: str) -> str:
+    """The id of the run that writes `pipeline`'s report on `call_id` for this evaluation."""
+    return uuid.uuid5(RUN_NAMESPACE, f"{eval_id}/{call_id}/{pipeline}").hex
+
+
+def items_of(spec: EvalSpec) -> list[EvalItem]:
+    return [EvalItem(id=c.id, path=Path(c.path), summary=c.summary, labels=c.labels, call=c.call)
+            for c in spec.calls]  # fmt: skip
+
+
+def calls_of(items: list[EvalItem]) -> list[EvalCall]:
+    return [EvalCall(id=i.id, path=str(i.path), summary=i.summary, labels=i.labels, call=i.call)
+            for i in items]  # fmt: skip
 
 
 class EvalManager:
-    def __init__(self, engine: Engine, root: Path) -> None:
-        self.engine = engine
+    """Starts, resumes and streams evaluation jobs for the API."""
+
+    def __init__(self, runs: RunManager, root: Path) -> None:
+        self.runs = runs
+        self.store = runs.store
+        self.engine = runs.engine
         self.root = root
-        self.jobs: dict[str, EvalJob] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
 
-    def start(self, **kw: Any) -> EvalJob:
-        eval_id = uuid.uuid4().hex
-        job = EvalJob(id=eval_id, out=self.root / eval_id, **kw)
-        job.total = len(job.items) * len(job.pipelines)
-        self.jobs[eval_id] = job
-        job.publish("eval_queued", {"total": job.total})
-        task = asyncio.create_task(self._run(job))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return job
+    # -- lifecycle ---------------------------------------------------------------------------
 
-    async def _run(self, job: EvalJob) -> None:
-        job.status = "running"
+    async def start(
+        self, owner: str | None, spec: EvalSpec, *, eval_id: str | None = None
+    ) -> EvalRecord:
+        """Store the job (the input is kept before anything runs), then coordinate it."""
+        eval_id = eval_id or uuid.uuid4().hex
+        total = len(spec.calls) * len(spec.pipelines)
+        record = EvalRecord(id=eval_id, owner=owner, created_at=now(), spec=spec, total=total)
+        await self.store.create_eval(record)
+        await self.publish(eval_id, "eval_queued", total=total)
+        await self._take(eval_id, force=True)
+        return record
 
-        def on_event(event: EvalEvent) -> None:
-            if event.type == "report_finished":
-                job.done = event.done
-            job.publish(event.type, event.model_dump(exclude={"type"}, exclude_none=True))
+    async def resume(self) -> list[str]:
+        """On start-up: take over unfinished jobs. Embedded (one process): all of them; with a
+        queue (several API replicas): those whose holder's lease lapsed, checked every lease."""
+        alone = self.runs.queue is None
+        taken = [e for e in await self.store.unheld_evals(lapsed_only=not alone)
+                 if await self._take(e, force=alone)]  # fmt: skip
+        if not alone and self._sweeper is None:
+            self._sweeper = asyncio.create_task(self._sweep(), name="eval-sweeper")
+        if taken:
+            log.info("resuming %d unfinished evaluation(s)", len(taken))
+        return taken
 
-        try:
-            evaluation = Evaluation(job.items, job.pipelines, job.out, on_event=on_event)
-            label = model_label(self.engine.settings)
-            await evaluation.run_reports(self.engine, label, job.concurrency)
-            if job.judge:
-                await evaluation.judge_with(self.engine, job.pair)
-            records = evaluation.records()
-            job.table = await asyncio.to_thread(
-                write_tables, job.out, records, evaluation.pairwise_results()
-            )
-            await asyncio.to_thread(write_chart, job.out, records)
-            job.rows = summarize(records)
-            t = evaluation.tally
-            job.tally = {
-                "ran": t.ran, "reused": t.reused, "failed": t.failed,
-                "model_calls": t.model_calls, "cached_calls": t.cached_calls,
-                "judged": t.judged, "pairs": t.pairs,
-            }  # fmt: skip
-            job.status = "succeeded"
-        except Exception as exc:  # recorded on the job and in its last event, never swallowed
-            log.exception("eval %s failed", job.id)
-            job.status, job.error = "failed", f"{type(exc).__name__}: {exc}"
-        job.publish("eval_finished", {"status": job.status, "error": job.error, "done": job.done})
-
-    async def stream(self, job: EvalJob, after: int) -> AsyncIterator[dict[str, Any]]:
+    async def _sweep(self) -> None:
         while True:
-            waiter = job.changed
-            for n in range(after, len(job.events)):
-                kind, data = job.events[n]
-                after = n + 1
-                yield {"id": str(after), "event": kind, "data": json.dumps(data, default=str)}
-                if kind == "eval_finished":
-                    return
-            try:
-                await asyncio.wait_for(waiter.wait(), timeout=5.0)
-            except TimeoutError:
-                continue
+            await asyncio.sleep(LEASE.total_seconds() / 2)
+            with contextlib.suppress(Exception):  # the database away: next round
+                for eval_id in await self.store.unheld_evals(lapsed_only=True):
+                    await self._take(eval_id, force=False)
+
+    async def _take(self, eval_id: str, *, force: bool) -> bool:
+        if eval_id in self._tasks:
+            return False
+        if not await self.store.claim_eval(eval_id, self.holder, LEASE, force=force):
+            return False
+        task = asyncio.create_task(self._coordinate(eval_id), name=f"eval-{eval_id}")
+        self._tasks[eval_id] = task
+        task.add_done_callback(lambda _t: self._tasks.pop(eval_id, None))
+        return True
 
     async def shutdown(self) -> None:
-        for task in list(self._tasks):
+        """Stop coordinating; unfinished jobs resume at the next start (or on another replica)."""
+        tasks = [*self._tasks.values(), *([self._sweeper] if self._sweeper else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- one job -----------------------------------------------------------------------------
+
+    async def _coordinate(self, eval_id: str) -> None:
+        beat = asyncio.create_task(self._heartbeat(eval_id))
+        try:
+            record = await self.store.get_eval(eval_id)
+            if record is None or record.status in ("succeeded", "failed"):
+                return
+            await self.store.update_eval(eval_id, status="running", started_at=now())
+            status, error = "succeeded", None
+            try:
+                await self._run(record)
+            except asyncio.CancelledError:
+                raise  # shutting down: the job stays `running` and resumes later
+            except Exception as exc:  # recorded on the job and in its last event
+                log.exception("eval %s failed", eval_id)
+                status, error = "failed", f"{type(exc).__name__}: {exc}"
+            done = (await self.store.get_eval(eval_id) or record).done
+            await self.store.update_eval(
+                eval_id, status=status, error=error, finished_at=now(), lease_owner=None
+            )
+            await self.publish(eval_id, "eval_finished", status=status, error=error, done=done)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _heartbeat(self, eval_id: str) -> None:
+        while True:
+            await asyncio.sleep(LEASE.total_seconds() / 3)
+            with contextlib.suppress(Exception):
+                await self.store.claim_eval(eval_id, self.holder, LEASE, force=False)
+
+    async def _run(self, record: EvalRecord) -> None:
+        spec = record.spec
+
+        async def on_event(event: EvalEvent) -> None:
+            if event.type == "report_finished":
+                await self.store.update_eval(record.id, done=event.done)
+            await self.publish(
+                record.id, event.type, **event.model_dump(exclude={"type"}, exclude_none=True)
+            )
+
+        evaluation = Evaluation(items_of(spec), spec.pipelines, Path(spec.out), on_event=on_event)
+        label = model_label(self.engine.settings)
+
+        async def run_report(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:
+            return await self._report_run(record, item, pipeline)
+
+        await evaluation.run_reports(run_report, label, spec.concurrency)
+        if spec.judge:
+            await evaluation.judge_with(self.engine, spec.pair)
+        records = evaluation.records()
+        out = Path(spec.out)
+        table = await asyncio.to_thread(write_tables, out, records, evaluation.pairwise_results())
+        await asyncio.to_thread(write_chart, out, records)
+        t = evaluation.tally
+        tally = {"ran": t.ran, "reused": t.reused, "failed": t.failed,
+                 "model_calls": t.model_calls, "cached_calls": t.cached_calls,
+                 "judged": t.judged, "pairs": t.pairs}  # fmt: skip
+        result = EvalResult(table=table, rows=summarize(records), tally=tally)
+        await self.store.update_eval(record.id, result=result)
+
+    async def _report_run(self, record: EvalRecord, item: EvalItem, pipeline: str) -> Outcome:
+        """Submit the report's run (unless it exists: a resumed job) and wait for it."""
+        run_id = report_run_id(record.id, item.id, pipeline)
+        existing = await self.store.get(run_id)
+        if existing is None:
+            text = await asyncio.to_thread(item.path.read_text, encoding="utf-8")
+            await self.runs.submit(
+                RunRecord(
+                    id=run_id, pipeline=pipeline, status="queued", owner=record.owner,
+                    created_at=now(),
+                    input=RunInput(transcript=text, call=item.call, options=record.spec.options),
+                )
+            )  # fmt: skip
+        finished = await self.runs.wait_finished(run_id)
+        if finished is None or finished.status not in TERMINAL:
+            raise RuntimeError(f"report run {run_id} was deleted before it finished")
+        return Outcome(
+            status=finished.status, report=finished.report, error=finished.error,
+            failed_node=finished.failed_node,
+        )  # fmt: skip
+
+    # -- events ------------------------------------------------------------------------------
+
+    async def publish(self, eval_id: str, kind: str, **data: Any) -> None:
+        event = LogEvent.model_validate({"type": kind, "eval_id": eval_id, **data})
+        await self.store.append_event(eval_id, event)
+        await self.runs.bus.notify(eval_id)
+
+    def stream(self, eval_id: str, after: int) -> AsyncIterator[dict[str, Any]]:
+        async def exists() -> bool:
+            return await self.store.get_eval(eval_id) is not None
+
+        return stream_log(
+            self.store, self.runs.bus, eval_id, after=after, final="eval_finished",
+            exists=exists, poll=self.engine.settings.sse_poll,
+        )  # fmt: skip

@@ -9,7 +9,7 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -41,6 +41,44 @@ def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> floa
             total += prompt * price.get("prompt", 0.0) / 1e6
             total += completion * price.get("completion", 0.0) / 1e6
     return round(total, 6) if priced else None
+
+
+async def stream_log(
+    store: Store,
+    bus: Bus,
+    stream_id: str,
+    *,
+    after: int,
+    final: str,
+    exists: Callable[[], Awaitable[bool]],
+    poll: float,
+    tokens: bool = False,
+) -> AsyncIterator[dict[str, Any]]:
+    """SSE messages of one event log (a run's or an evaluation's): the stored events after
+    `after`, then live ones until the `final` event; token deltas (live only) when asked."""
+    token_n = 0
+    async with bus.listen(stream_id, tokens=tokens) as inbox:
+        while True:
+            # listening before reading: an event stored after this read wakes us
+            for ev in await store.events(stream_id, after=after):
+                after = ev.seq
+                yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
+                if ev.type == final:
+                    return
+            if not await exists():
+                return
+            item = await inbox.get(timeout=poll)
+            while item is not None:
+                if isinstance(item, TokenDelta):
+                    token_n += 1
+                    yield {
+                        "id": f"{after}.{token_n}",
+                        "event": "token",
+                        "data": item.model_dump_json(),
+                    }
+                if inbox.queue.empty():
+                    break
+                item = inbox.queue.get_nowait()
 
 
 class RunQueue(Protocol):
@@ -272,34 +310,19 @@ class RunManager:
 
     # -- events ------------------------------------------------------------------------------
 
-    async def stream(
+    def stream(
         self, run_id: str, *, after: int = 0, tokens: bool = False
     ) -> AsyncIterator[dict[str, Any]]:
         """SSE messages for one run: the stored log after `after`, then live events until
         run_finished. Token events (live only) when asked."""
-        token_n = 0
-        async with self.bus.listen(run_id, tokens=tokens) as inbox:
-            while True:
-                # listening before reading: an event stored after this read wakes us
-                for ev in await self.store.events(run_id, after=after):
-                    after = ev.seq
-                    yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
-                    if ev.type == "run_finished":
-                        return
-                if await self.store.get(run_id) is None:
-                    return
-                item = await inbox.get(timeout=self.settings.sse_poll)
-                while item is not None:
-                    if isinstance(item, TokenDelta):
-                        token_n += 1
-                        yield {
-                            "id": f"{after}.{token_n}",
-                            "event": "token",
-                            "data": item.model_dump_json(),
-                        }
-                    if inbox.queue.empty():
-                        break
-                    item = inbox.queue.get_nowait()
+
+        async def exists() -> bool:
+            return await self.store.get(run_id) is not None
+
+        return stream_log(
+            self.store, self.bus, run_id, after=after, final="run_finished", exists=exists,
+            poll=self.settings.sse_poll, tokens=tokens,
+        )  # fmt: skip
 
     async def wait_finished(self, run_id: str) -> RunRecord | None:
         async with self.bus.listen(run_id, tokens=False) as inbox:

@@ -71,6 +71,7 @@ class EvalSpec(BaseModel):
     out: str
     judge: bool = False
     pair: tuple[str, str] | None = None
+    concurrency: int = 1
     options: RunOptions = Field(default_factory=RunOptions)
 
 

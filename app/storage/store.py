@@ -308,34 +308,31 @@ class Store:
         values = {k: _value(v) for k, v in fields.items()}
         await self._write_rows(evals.update().where(evals.c.id == eval_id).values(values))
 
-    async def claim_eval(self, eval_id: str, holder: str, lease: timedelta) -> bool:
-        """Hold an unfinished evaluation (one coordinator at a time; a dead one's lapses)."""
+    async def claim_eval(
+        self, eval_id: str, holder: str, lease: timedelta, *, force: bool = False
+    ) -> bool:
+        """Hold an unfinished evaluation (one coordinator at a time; a dead one's lapses).
+        `force`: take it whoever held it (one process alone: its holder died with it)."""
         t = now()
+        free = sa.or_(
+            evals.c.lease_until.is_(None), evals.c.lease_until < t, evals.c.lease_owner == holder
+        )
         stmt = (
             evals.update()
             .where(
-                evals.c.id == eval_id,
-                evals.c.status.in_(UNFINISHED),
-                sa.or_(
-                    evals.c.lease_until.is_(None),
-                    evals.c.lease_until < t,
-                    evals.c.lease_owner == holder,
-                ),
+                evals.c.id == eval_id, evals.c.status.in_(UNFINISHED), *([] if force else [free])
             )
             .values(lease_owner=holder, lease_until=t + lease)
             .returning(evals.c.id)
         )
         return bool(await self._write_rows(stmt))
 
-    async def unheld_evals(self) -> list[str]:
-        """Unfinished evaluations whose coordinator is gone (lease lapsed or never taken)."""
-        t = now()
+    async def unheld_evals(self, *, lapsed_only: bool = True) -> list[str]:
+        """Unfinished evaluations; with `lapsed_only`, those whose coordinator is gone."""
+        lapsed = sa.or_(evals.c.lease_until.is_(None), evals.c.lease_until < now())
         stmt = (
             sa.select(evals.c.id)
-            .where(
-                evals.c.status.in_(UNFINISHED),
-                sa.or_(evals.c.lease_until.is_(None), evals.c.lease_until < t),
-            )
+            .where(evals.c.status.in_(UNFINISHED), *([lapsed] if lapsed_only else []))
             .order_by(evals.c.created_at)
         )
         return [r.id for r in await self._rows(stmt)]

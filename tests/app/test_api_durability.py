@@ -127,3 +127,74 @@ def _status_on_disk(data: Path, run_id: str) -> str:
     with sqlite3.connect(data / "runs.sqlite") as conn:
         row = conn.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
     return str(row[0])
+
+
+def _eval_events(port: int, eval_id: str) -> list[dict[str, Any]]:
+    """The evaluation's log until eval_finished (it waits for the job to finish)."""
+    out = []
+    with urllib.request.urlopen(
+        f"http://127.0.0.1:{port}/v1/evals/{eval_id}/events", timeout=120
+    ) as resp:
+        for raw in resp:
+            if raw.startswith(b"data:"):
+                out.append(json.loads(raw[5:]))
+                if out[-1]["type"] == "eval_finished":
+                    break
+    return out
+
+
+def test_sigkill_mid_evaluation_then_resume(tmp_path: Path) -> None:
+    """An evaluation is a durable job: killed after its first report finished, the restarted
+    server completes it, and the reports that had finished are not run again (their runs
+    started once, never resumed)."""
+    port, data, log = _port(), tmp_path / "data", tmp_path / "server.log"
+    text = SAMPLE.read_text()
+    body = {
+        "calls": [{"id": f"C{i}", "transcript": text} for i in range(3)],
+        "pipelines": ["zero_shot"],
+    }
+    server = _start(port, data, log)
+    try:
+        req = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/evals", method="POST",
+            data=json.dumps(body).encode(), headers={"content-type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            eval_id = json.loads(resp.read())["id"]
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/v1/evals/{eval_id}/events", timeout=60
+        ) as resp:
+            for raw in resp:
+                if raw.startswith(b"data:") and json.loads(raw[5:])["type"] == "report_finished":
+                    break
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(timeout=10)
+    with sqlite3.connect(data / "runs.sqlite") as conn:
+        status = conn.execute("SELECT status FROM evals WHERE id = ?", (eval_id,)).fetchone()[0]
+        done_before = [r[0] for r in conn.execute("SELECT id FROM runs WHERE status = 'succeeded'")]
+    assert status == "running" and 1 <= len(done_before) < 3
+
+    server = _start(port, data, log)
+    try:
+        events = _eval_events(port, eval_id)
+        final = _get(port, f"/v1/evals/{eval_id}")
+        runs = {r: _events(port, r) for r in _run_ids(data)}
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+    assert final["status"] == "succeeded" and final["done"] == 3, final
+    assert "| fake | zero_shot | 3 | 3 |" in final["table"]
+    assert len(runs) == 3
+    for run_id in done_before:  # finished before the kill: started once, not resumed
+        started = [e["data"]["resumed"] for e in runs[run_id] if e["event"] == "run_started"]
+        assert started == [False], (run_id, started)
+    finished = [e for e in events if e["type"] == "report_finished"]
+    assert len({(e["id"], e["pipeline"]) for e in finished}) == 3
+    assert [e["type"] for e in events].count("eval_queued") == 1
+    assert "resuming 1 unfinished evaluation" in log.read_text()
+
+
+def _run_ids(data: Path) -> list[str]:
+    with sqlite3.connect(data / "runs.sqlite") as conn:
+        return [r[0] for r in conn.execute("SELECT id FROM runs")]

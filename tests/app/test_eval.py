@@ -14,7 +14,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from app.cli import main
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.judge import grade, pairwise
-from app.evaluation.runner import EvalEvent, Evaluation
+from app.evaluation.runner import EvalEvent, Evaluation, engine_runner
 from app.service.engine import Engine
 from app.settings import Settings
 from core.fake_llm import CANNED_TOOLS, FakeModels, Script, canned
@@ -130,12 +130,12 @@ async def test_resume_after_interruption(tmp_path: Path, sample_text: str) -> No
     ) as engine:
         first = Evaluation(items, ["zero_shot"], out, on_event=stop_after_two)
         with pytest.raises(Stop):
-            await first.run_reports(engine, "fake", concurrency=1)
+            await first.run_reports(engine_runner(engine), "fake", concurrency=1)
         assert len(list((out / "reports").rglob("*.json"))) == 2
         (out / "reports" / "fake" / "zero_shot" / "stray.tmp").write_text("{half")
         calls = len(models.default.calls)  # type: ignore[union-attr]
         again = Evaluation(items, ["zero_shot"], out, on_event=None)
-        await again.run_reports(engine, "fake", concurrency=1)
+        await again.run_reports(engine_runner(engine), "fake", concurrency=1)
     assert (again.tally.reused, again.tally.ran) == (2, 1)
     assert len(models.default.calls) > calls  # type: ignore[union-attr]
     recs = again.records()
@@ -227,7 +227,7 @@ async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) 
         settings, models=models, embeddings=DeterministicFakeEmbedding(size=32)
     ) as engine:
         ev = Evaluation(items, ["findebate", "zero_shot"], tmp_path / "out", on_event=None)
-        await ev.run_reports(engine, "fake", concurrency=1)
+        await ev.run_reports(engine_runner(engine), "fake", concurrency=1)
         await ev.judge(
             FakeModels({"g": grader}).chat("g"), retries=0, excerpt_words=200,
             pair=("findebate", "zero_shot"),
