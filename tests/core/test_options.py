@@ -52,7 +52,8 @@ def test_a_new_field_appears_in_all_four(monkeypatch: pytest.MonkeyPatch) -> Non
     add_flags(parser, Extended)
     assert "--novelty-level" in parser.format_help()
     args = parser.parse_args(["--novelty-level", "4"])
-    assert resolve(args, "findebate", Extended(), Extended).novelty_level == 4
+    resolved = resolve(args, "findebate", Extended(), Extended)
+    assert isinstance(resolved, Extended) and resolved.novelty_level == 4
     with pytest.raises(OptionError, match="--novelty-level applies to --pipeline findebate"):
         resolve(args, "zero_shot", Extended(), Extended)
     with pytest.raises(OptionError, match="--novelty-level: Input should be less than"):
