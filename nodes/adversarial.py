@@ -16,11 +16,11 @@ from langgraph.runtime import Runtime
 from core.chunking import iter_sentences
 from core.context import RunContext
 from core.judging import Challenges, RebuttalAssessment, Verdict
-from core.llm import complete
 from core.market import scorecard
 from core.roles import Role, roles
 from core.state import AdversarialState, Analysis, Argument
-from nodes.parsing import ask, unparseable, write_draft
+from nodes.calls import ask, say
+from nodes.parsing import unparseable, write_draft
 from nodes.tracing import NodeFn, traced
 from prompts import render
 
@@ -76,14 +76,11 @@ def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
     @traced(role)
     async def analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
-        handle = ctx.models.chat(role)
-        prompt = render(
-            f"adversarial/{role}",
-            call=state["call"],
-            transcript=state["transcript"].excerpt(ctx.words.transcript),
-        )
-        text = await complete(handle, prompt.messages(), role=role)
-        return {"analyses": {role: Analysis(role=role, model=handle.name, text=text)}}
+        text, model = await say(
+            ctx, role, f"adversarial/{role}",
+            call=state["call"], transcript=state["transcript"].excerpt(ctx.words.transcript),
+        )  # fmt: skip
+        return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 
     return analyst
 
@@ -101,15 +98,12 @@ async def market_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
                       "data"],
         }  # fmt: skip
     card = scorecard(prices)
-    handle = runtime.context.models.chat("market_analyst")
-    prompt = render(
-        "adversarial/market_analyst",
+    text, model = await say(
+        runtime.context, "market_analyst", "adversarial/market_analyst",
         scorecard=card.model_dump_json(indent=1, exclude={"unavailable"}),
         unavailable=card.unavailable,
-    )
-    text = await complete(handle, prompt.messages(), role="market_analyst")
-    return {"analyses": {"market_analyst": Analysis(role="market_analyst", model=handle.name,
-                                                    text=text)}}  # fmt: skip
+    )  # fmt: skip
+    return {"analyses": {"market_analyst": Analysis(role="market_analyst", model=model, text=text)}}
 
 
 @traced("briefing")
@@ -152,17 +146,15 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
         ctx = runtime.context
         challenges = state.get("challenges")
         assessment = state.get("assessment")
-        prompt = render(
-            f"adversarial/{side}",
+        text, model = await say(
+            ctx, side, f"adversarial/{side}",
             act=act,
             briefing=state["briefing"],
             history=history(state.get("arguments", []), ctx.words.evidence),
             own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
             question=assessment.press(side) if assessment else None,
-        )
-        handle = ctx.models.chat(side)
-        text = await complete(handle, prompt.messages(), role=side)
-        return {"arguments": [Argument(speaker=side, act=act, model=handle.name, text=text)]}
+        )  # fmt: skip
+        return {"arguments": [Argument(speaker=side, act=act, model=model, text=text)]}
 
     return speak
 
@@ -175,13 +167,10 @@ def _speech(state: AdversarialState, side: Side, act: Act) -> str:
 async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Act II: one to three challenges to each opening, as validated JSON."""
     ctx = runtime.context
-    handle = ctx.models.chat("devils_advocate")
-    prompt = render(
-        "adversarial/devils_advocate",
-        bull=_speech(state, "bull", "opening"),
-        bear=_speech(state, "bear", "opening"),
-    )
-    result = await ask(ctx, "devils_advocate", Challenges, prompt)
+    result, model = await ask(
+        ctx, "devils_advocate", Challenges, "adversarial/devils_advocate",
+        bull=_speech(state, "bull", "opening"), bear=_speech(state, "bear", "opening"),
+    )  # fmt: skip
     if result.value is None:
         return {
             "challenges": None,
@@ -194,9 +183,7 @@ async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext])
         [*(f"To the Bull: {q}" for q in c.challenges_to_bull),
          *(f"To the Bear: {q}" for q in c.challenges_to_bear)]
     )  # fmt: skip
-    speech = Argument(
-        speaker="devils_advocate", act="cross_examination", model=handle.name, text=text
-    )
+    speech = Argument(speaker="devils_advocate", act="cross_examination", model=model, text=text)
     return {"challenges": c, "arguments": [speech]}
 
 
@@ -212,14 +199,12 @@ def route_cross_examination(
 async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Act IV's gate: the Devil's Advocate judges each rebuttal and words a press if needed."""
     ctx = runtime.context
-    handle = ctx.models.chat("devils_advocate")
-    prompt = render(
-        "adversarial/assess_rebuttals",
+    result, model = await ask(
+        ctx, "devils_advocate", RebuttalAssessment, "adversarial/assess_rebuttals",
         challenges=state["challenges"],
         bull=_speech(state, "bull", "rebuttal"),
         bear=_speech(state, "bear", "rebuttal"),
-    )
-    result = await ask(ctx, "devils_advocate", RebuttalAssessment, prompt)
+    )  # fmt: skip
     if result.value is None:
         return {
             "assessment": None,
@@ -234,7 +219,7 @@ async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]
     )
     return {
         "assessment": a,
-        "arguments": [Argument(speaker="devils_advocate", act="assessment", model=handle.name,
+        "arguments": [Argument(speaker="devils_advocate", act="assessment", model=model,
                                text=text)],
         "notes": [f"adversarial: press asked of {', '.join(pressed)}" if pressed
                   else "adversarial: both rebuttals convincing; no press"],
@@ -262,10 +247,10 @@ def route_press(state: AdversarialState) -> list[Press]:
 async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The winner as validated JSON; never a default winner when it does not parse."""
     ctx = runtime.context
-    handle = ctx.models.chat("judge")
-    prompt = render("adversarial/judge", history=history(state["arguments"],
-                                                         ctx.words.evidence))  # fmt: skip
-    result = await ask(ctx, "judge", Verdict, prompt)
+    result, model = await ask(
+        ctx, "judge", Verdict, "adversarial/judge",
+        history=history(state["arguments"], ctx.words.evidence),
+    )  # fmt: skip
     if result.value is None:
         return {
             "verdict": None,
@@ -273,7 +258,7 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
             "notes": ["adversarial: the judge's verdict never parsed; no winner was declared"],
         }
     v = result.value
-    speech = Argument(speaker="judge", act="verdict", model=handle.name,
+    speech = Argument(speaker="judge", act="verdict", model=model,
                       text=f"Winner: {v.winner}. {v.justification}")  # fmt: skip
     return {"verdict": v, "arguments": [speech]}
 
@@ -283,20 +268,19 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
     """The weakest link of the winning thesis, in one sentence (the first is kept if more)."""
     ctx = runtime.context
     verdict = state.get("verdict")
-    handle = ctx.models.chat("stress_analyst")
-    prompt = render(
-        "adversarial/stress_analyst",
+    text, model = await say(
+        ctx, "stress_analyst", "adversarial/stress_analyst",
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
         history=history(state["arguments"], ctx.words.evidence),
-    )
-    text = (await complete(handle, prompt.messages(), role="stress_analyst")).strip()
+    )  # fmt: skip
+    text = text.strip()
     sentences = [text[a:b] for a, b in iter_sentences(text) if text[a:b].strip()]
     notes = []
     if len(sentences) > 1:
         notes.append(f"stress_analyst: wrote {len(sentences)} sentences; the first is kept")
     sentence = sentences[0].strip() if sentences else text
-    speech = Argument(speaker="stress_analyst", act="weakest_link", model=handle.name,
+    speech = Argument(speaker="stress_analyst", act="weakest_link", model=model,
                       text=sentence)  # fmt: skip
     return {"stress": sentence, "arguments": [speech], "notes": notes}
 

@@ -12,12 +12,11 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.inputs import Financials
-from core.llm import complete
 from core.roles import Role, roles
 from core.state import ConversationState, ConversationTurn, Draft
+from nodes.calls import say
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
-from prompts import render
 
 # The roles this module's nodes ask models for: completion tokens for a hosted model
 # and for the bundled local model.
@@ -80,17 +79,15 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
     new_round = manuscript is None or (feedback is not None and feedback.speaker == "client")
     round_no = state.get("round", 0) + (1 if new_round else 0)
     words = ctx.words.transcript if manuscript is None else ctx.words.evidence
-    prompt = render(
-        "conversation/writer",
+    text, model = await say(
+        ctx, "writer", "conversation/writer",
         call=state["call"],
         sections=SECTIONS,
         transcript=state["transcript"].excerpt(words),
         manuscript=manuscript,
         feedback=feedback,
-    )
-    handle = ctx.models.chat("writer")
-    text = await complete(handle, prompt.messages(), role="writer")
-    turn = ConversationTurn(speaker="writer", round=round_no, model=handle.name, text=text)
+    )  # fmt: skip
+    turn = ConversationTurn(speaker="writer", round=round_no, model=model, text=text)
     return {
         "manuscript": text,
         "turns": [turn],
@@ -105,17 +102,15 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
     @traced(role)
     async def reviewer(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
-        prompt = render(
-            f"conversation/{role}",
+        text, model = await say(
+            ctx, role, f"conversation/{role}",
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
             transcript=state["transcript"].excerpt(ctx.words.evidence),
             financials=financials_table(state.get("financials")),
-        )
-        handle = ctx.models.chat(role)
-        text = await complete(handle, prompt.messages(), role=role)
-        turn = ConversationTurn(speaker=role, round=state["round"], model=handle.name, text=text)
+        )  # fmt: skip
+        turn = ConversationTurn(speaker=role, round=state["round"], model=model, text=text)
         return {"turns": [turn]}
 
     return reviewer

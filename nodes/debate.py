@@ -8,9 +8,9 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import DebateTurn
-from core.llm import complete
 from core.roles import Role, roles
 from core.state import PipelineState
+from nodes.calls import say
 from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
@@ -40,19 +40,21 @@ def _turn(state: PipelineState, agent: str) -> str:
 @traced("trust")
 async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R1 = optimize(R0, A): more evidence and sharper argument, stance untouched."""
-    prompt = render("findebate/trust", report=state["draft"].markdown, analyses=_analyses(state))
-    handle = runtime.context.models.chat("trust")
-    text = await complete(handle, prompt.messages(), role="trust")
-    return {"debate": [DebateTurn(agent="trust", model=handle.name, text=text)]}
+    text, model = await say(
+        runtime.context, "trust", "findebate/trust",
+        report=state["draft"].markdown, analyses=_analyses(state),
+    )  # fmt: skip
+    return {"debate": [DebateTurn(agent="trust", model=model, text=text)]}
 
 
 @traced("skeptic")
 async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R2 = review(R1, A): risks, hedges and scenarios, stance untouched."""
-    prompt = render("findebate/skeptic", report=_turn(state, "trust"), analyses=_analyses(state))
-    handle = runtime.context.models.chat("skeptic")
-    text = await complete(handle, prompt.messages(), role="skeptic")
-    return {"debate": [DebateTurn(agent="skeptic", model=handle.name, text=text)]}
+    text, model = await say(
+        runtime.context, "skeptic", "findebate/skeptic",
+        report=_turn(state, "trust"), analyses=_analyses(state),
+    )  # fmt: skip
+    return {"debate": [DebateTurn(agent="skeptic", model=model, text=text)]}
 
 
 @traced("leader")

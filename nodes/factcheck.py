@@ -13,11 +13,11 @@ from core.citations import passages_for
 from core.context import RunContext
 from core.contract import FactCheck
 from core.grounding import check_numbers, grounding_sources
-from core.llm import ModelOutputError, complete
+from core.llm import ModelOutputError
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
+from nodes.calls import say
 from nodes.tracing import traced
-from prompts import render
 
 # The roles this module's nodes ask models for: completion tokens for a hosted model
 # and for the bundled local model.
@@ -52,8 +52,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
     if not before:
         return {"fact_check": base}
     financials = state.get("financials")
-    prompt = render(
-        "shared/fact_check",
+    request = dict(
         report=draft.markdown,
         problems=[{"text": t, "context": c} for t, c in before],
         passages=passages_for(
@@ -61,9 +60,8 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
         ),
         financials=financials.figures_text() if financials else "",
     )
-    handle = ctx.models.chat(ROLE)
     try:
-        revised = await complete(handle, prompt.messages(), role=ROLE)
+        revised, model = await say(ctx, ROLE, "shared/fact_check", **request)
     except ModelOutputError as exc:
         note = f"the correction came back empty ({exc}); the original text is kept"
     else:
@@ -83,7 +81,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
             fixed = base.model_copy(
                 update={
                     "correction_attempted": True, "corrected": True, "still_ungrounded": after,
-                    "note": f"corrected by {handle.name}: "
+                    "note": f"corrected by {model}: "
                     f"{len(texts) - len(after)} of {len(texts)} fixed",
                 }
             )  # fmt: skip

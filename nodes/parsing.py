@@ -37,17 +37,6 @@ def unparseable(node: str, what: str, result: Structured[Any]) -> NodeFailure:
     )
 
 
-async def ask(ctx: RunContext, role: str, schema: type[S], prompt: Prompt) -> Structured[S]:
-    """`role`'s model fills `schema` (validated, retried within the run's parse budget)."""
-    return await complete_structured(
-        ctx.models.chat(role),
-        schema,
-        prompt.messages(),
-        validate=lambda value: value,
-        retries=ctx.options.parse_retries,
-    )
-
-
 async def parse_recommendations(
     ctx: RunContext, report_markdown: str
 ) -> Structured[list[Recommendation]]:

@@ -7,12 +7,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.llm import complete
 from core.rag import format_passages, interleave, take_words
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
+from nodes.calls import say
 from nodes.tracing import NodeFn, traced
-from prompts import render
 
 # The roles this module's nodes ask models for: completion tokens for a hosted model
 # and for the bundled local model.
@@ -77,13 +76,11 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         evidence = state.get("evidence", {})
         ranked = interleave([evidence.get(d, []) for d in dimensions])
         passages = take_words(ranked, ctx.words.evidence)
-        prompt = render(
-            f"findebate/{role}",
+        text, model = await say(
+            ctx, role, f"findebate/{role}",
             call=state["call"],
             evidence=format_passages(passages) or "(no passages were retrieved)",
-        )
-        handle = ctx.models.chat(role)
-        text = await complete(handle, prompt.messages(), role=role)
-        return {"analyses": {role: Analysis(role=role, model=handle.name, text=text)}}
+        )  # fmt: skip
+        return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 
     return specialist

@@ -16,12 +16,12 @@ from core.context import RunContext
 from core.contract import NodeFailure
 from core.inputs import comparison_table
 from core.judging import ReportGrade
-from core.llm import Structured, complete
+from core.llm import Structured
 from core.roles import Role, roles
 from core.state import Draft, Grade, Review, WriterFeedbackState
-from nodes.parsing import ask, parse_recommendations, unparseable
+from nodes.calls import ask, say
+from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
-from prompts import render
 
 # The roles this module's nodes ask models for: completion tokens for a hosted model
 # and for the bundled local model.
@@ -88,10 +88,8 @@ def done(state: WriterFeedbackState) -> Done:
 
 
 async def _write(ctx: RunContext, role: str, template: str, **variables: Any) -> Draft:
-    handle = ctx.models.chat(role)
-    prompt = render(f"writer_feedback/{template}", **variables)
-    text = await complete(handle, prompt.messages(), role=role)
-    return Draft(author=role, model=handle.name, markdown=text)
+    text, model = await say(ctx, role, f"writer_feedback/{template}", **variables)
+    return Draft(author=role, model=model, markdown=text)
 
 
 @traced("simple_writer")
@@ -153,17 +151,15 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
     """The skeptical panel reviews the current draft; exactly "ALL GOOD" accepts it."""
     ctx = runtime.context
     iteration = state["panel_iteration"] + 1
-    handle = ctx.models.chat("panel")
-    prompt = render(
-        "writer_feedback/panel",
+    text, model = await say(
+        ctx, "panel", "writer_feedback/panel",
         call=state["call"],
         report=state["panel_draft"].markdown,
         transcript=state["transcript"].excerpt(ctx.words.evidence),
-    )
-    text = await complete(handle, prompt.messages(), role="panel")
+    )  # fmt: skip
     approved = text.strip() == ALL_GOOD
     review = Review(
-        reviewer="panel", iteration=iteration, model=handle.name, text=text, approved=approved
+        reviewer="panel", iteration=iteration, model=model, text=text, approved=approved
     )
     update: dict[str, Any] = {"reviews": [review], "panel_iteration": iteration}
     if approved:
@@ -216,19 +212,16 @@ def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
     @traced(role)
     async def reviewer(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
-        handle = ctx.models.chat(role)
-        prompt = render(
-            f"writer_feedback/{role}",
+        text, model = await say(
+            ctx, role, f"writer_feedback/{role}",
             call=state["call"],
             report=state["simple_draft"].markdown,
             financials=_financials(state),
             transcript=state["transcript"].excerpt(ctx.words.evidence),
-        )
-        text = await complete(handle, prompt.messages(), role=role)
-        review = Review(
-            reviewer=role, iteration=1, model=handle.name, text=text,
-            approved=text.strip() == APPROVED,
         )  # fmt: skip
+        review = Review(
+            reviewer=role, iteration=1, model=model, text=text, approved=text.strip() == APPROVED
+        )
         return {"reviews": [review]}
 
     return reviewer
@@ -290,17 +283,16 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
     """Grade every candidate (in parallel) and keep the highest overall grade; an unparseable
     grade stays missing, never a middle score."""
     ctx = runtime.context
-    handle = ctx.models.chat("grader")
     candidates = state["candidates"]
     order = [v for v in state["variants"] if v in candidates]
     transcript = state["transcript"].excerpt(ctx.words.evidence)
 
     async def grade(variant: str) -> Grade:
-        prompt = render(
-            "writer_feedback/grader", report=candidates[variant].markdown, transcript=transcript
-        )
-        result = await ask(ctx, "grader", ReportGrade, prompt)
-        return _grade(variant, handle.name, result)
+        result, model = await ask(
+            ctx, "grader", ReportGrade, "writer_feedback/grader",
+            report=candidates[variant].markdown, transcript=transcript,
+        )  # fmt: skip
+        return _grade(variant, model, result)
 
     grades = list(await asyncio.gather(*(grade(v) for v in order)))
     graded = [g for g in grades if g.overall is not None]
