@@ -9,6 +9,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
+def clip(text: str, n: int = 160) -> str:
+    """One line of at most `n` characters (progress displays)."""
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def calls_line(recommendations: list[Recommendation]) -> str:
+    """`1d LONG 60%, 1w ...` for progress displays."""
+    return ", ".join(
+        f"{r.horizon.value} {r.position.value} {r.conviction}%" for r in recommendations
+    )
+
+
 class Position(StrEnum):
     LONG = "LONG"
     SHORT = "SHORT"
@@ -125,6 +138,9 @@ class FactCheck(BaseModel):
     still_ungrounded: list[str] = Field(default_factory=list)
     note: str | None = None
 
+    def summary(self) -> str:
+        return self.note or f"{self.checked} figure(s) checked, all stated in the call"
+
 
 class Evidence(BaseModel):
     passages: list[EvidencePassage] = Field(default_factory=list)
@@ -151,6 +167,7 @@ class NodeTrace(BaseModel):
     )
     outcome: Literal["ok", "degraded", "skipped", "error"] = "ok"
     detail: str | None = None
+    summary: str = Field(default="", description="one line on what the node produced")
 
 
 class InjectionHit(BaseModel):
@@ -178,12 +195,20 @@ class DebateTurn(BaseModel):
     model: str
     text: str
 
+    def summary(self) -> str:
+        return clip(self.text)
+
 
 class RevertDecision(BaseModel):
     """The safe-debate guard's verdict: was the leader's report kept, and why or why not."""
 
     reverted: bool
     reasons: list[str] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        if self.reverted:
+            return "revert: " + "; ".join(self.reasons)
+        return "accept: recommendations preserved"
 
 
 class DebateLog(BaseModel):

@@ -17,6 +17,8 @@ from core.contract import (
     Recommendation,
     Report,
     RevertDecision,
+    calls_line,
+    clip,
 )
 from core.inputs import Financials, Prices
 from core.judging import Challenges, RebuttalAssessment, Verdict
@@ -40,6 +42,9 @@ class Analysis(BaseModel):
     model: str
     text: str
 
+    def summary(self) -> str:
+        return clip(self.text, 120)
+
 
 class Draft(BaseModel):
     """A report text and the recommendations parsed from it (None when the parse failed)."""
@@ -52,6 +57,12 @@ class Draft(BaseModel):
     recommendations: list[Recommendation] | None = None
     parse_error: str | None = None
 
+    def summary(self) -> str:
+        words = f"{len(self.markdown.split())} words"
+        if self.recommendations:
+            return f"{words}; {calls_line(self.recommendations)}"
+        return f"{words}; recommendations unparseable: {self.parse_error}"
+
 
 class ConversationTurn(BaseModel):
     """One speaker's turn in the conversation pipeline."""
@@ -62,6 +73,9 @@ class ConversationTurn(BaseModel):
     round: int
     model: str
     text: str
+
+    def summary(self) -> str:
+        return f"{self.speaker}: " + clip(self.text, 140)
 
 
 class Review(BaseModel):
@@ -74,6 +88,9 @@ class Review(BaseModel):
     model: str
     text: str
     approved: bool
+
+    def summary(self) -> str:
+        return f"{self.reviewer}: " + clip(self.text, 140)
 
 
 class Grade(BaseModel):
@@ -98,6 +115,9 @@ class Argument(BaseModel):
     act: str  # one of DEBATE_ORDER
     model: str
     text: str
+
+    def summary(self) -> str:
+        return f"{self.speaker}: " + clip(self.text, 140)
 
 
 DEBATE_ORDER: tuple[str, ...] = (

@@ -9,7 +9,7 @@ from langgraph.graph import END, StateGraph
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
 from nodes.factcheck import fact_check
-from nodes.report import build_report
+from nodes.report import ReportParts, make_report
 
 S = TypeVar("S", bound=Any)
 
@@ -21,10 +21,13 @@ def pipeline_graph(state: type[S]) -> StateGraph[S, RunContext, PipelineInput, P
     )
 
 
-def add_report(graph: StateGraph[Any, RunContext, PipelineInput, PipelineOutput]) -> None:
+def add_report(
+    graph: StateGraph[Any, RunContext, PipelineInput, PipelineOutput],
+    parts: ReportParts | None = None,
+) -> None:
     """Every pipeline's ending: `fact_check -> report -> END`. Route the final text into
-    `fact_check`."""
+    `fact_check`; `parts` adds what this pipeline puts in its Report besides the shared parts."""
     graph.add_node("fact_check", fact_check)
-    graph.add_node("report", build_report)
+    graph.add_node("report", make_report(parts))
     graph.add_edge("fact_check", "report")
     graph.add_edge("report", END)

@@ -7,7 +7,7 @@ from langgraph.graph import START, StateGraph
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput, PipelineState
 from graphs._common import add_report, pipeline_graph
-from nodes.debate import leader, skeptic, trust
+from nodes.debate import debate_log, leader, skeptic, trust
 from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.specialists import FINDEBATE_DIMENSIONS, SPECIALISTS, make_specialist
@@ -51,7 +51,7 @@ def build_findebate() -> PipelineGraph:
     graph.add_conditional_edges(
         "integrity_check", core_compromised, {"accept": "accept", "revert": "revert"}
     )
-    add_report(graph)
+    add_report(graph, parts=debate_log)
     graph.add_edge("accept", "fact_check")
     graph.add_edge("revert", "fact_check")
     return graph

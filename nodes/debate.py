@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.contract import DebateTurn
+from core.contract import DebateLog, DebateTurn
 from core.roles import Role, roles
 from core.state import PipelineState
 from nodes.calls import say
@@ -72,3 +72,15 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
         "candidate": candidate,
         "debate": [DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown)],
     }
+
+
+def debate_log(state: PipelineState) -> dict[str, Any]:
+    """findebate's part of the Report: the debate's turns and the guard's decision."""
+    decision = state.get("decision")
+    skipped = "the draft has no parseable recommendations, so there is nothing to debate"
+    log = DebateLog(
+        turns=list(state.get("debate", [])),
+        decision=decision,
+        skipped_reason=None if decision else skipped,
+    )
+    return {"debate": log}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,7 +14,6 @@ from langgraph.runtime import Runtime
 from core.citations import link_evidence
 from core.context import RunContext
 from core.contract import (
-    DebateLog,
     Evidence,
     EvidencePassage,
     FactCheck,
@@ -21,12 +21,14 @@ from core.contract import (
     NodeTrace,
     NumberCheck,
     Report,
+    calls_line,
 )
 from core.grounding import check_numbers, grounding_sources
 from core.injection import find_injections, injection_note
 from core.market import scorecard
 from core.recommendations import render_missing_recommendations, render_recommendations
-from core.state import PipelineState
+from core.state import Draft, PipelineState
+from nodes.tracing import NodeFn
 
 _MODEL_HEADING = re.compile(r"^(#{1,6})\s*recommendations?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
 
@@ -45,27 +47,57 @@ def _passages(state: PipelineState) -> list[EvidencePassage]:
     return sorted(merged.values(), key=lambda p: p.start)
 
 
-async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """The last node of every pipeline. Pure assembly, no model call."""
-    runtime.context.control.check("report")
-    started, t0 = datetime.now(UTC), time.perf_counter()
-    draft = state["draft"]
-    final = state.get("final", draft)
-    failures = list(state.get("failures", []))
+# What a pipeline adds to its Report (Report fields by name, e.g. findebate's `debate` log),
+# declared by the pipeline's graph: the report node itself knows no pipeline.
+ReportParts = Callable[[PipelineState], dict[str, Any]]
+
+
+def make_report(parts: ReportParts | None = None) -> NodeFn[PipelineState]:
+    """The last node of every pipeline: pure assembly, no model call."""
+
+    async def report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        runtime.context.control.check("report")
+        started, t0 = datetime.now(UTC), time.perf_counter()
+        built = assemble(state, runtime.context)
+        if parts is not None:
+            built = built.model_copy(update=parts(state))
+        own = NodeTrace(
+            node="report", started_at=started, ended_at=datetime.now(UTC),
+            duration_ms=round((time.perf_counter() - t0) * 1000, 3),
+            summary=f"report {built.status}"
+            + (f": {calls_line(built.recommendations)}" if built.recommendations else ""),
+        )  # fmt: skip
+        trace = [*built.trace, own]
+        models = {t.node: ", ".join(t.models) for t in trace if t.models}
+        return {"report": built.model_copy(update={"trace": trace, "models": models}),
+                "trace": [own]}  # fmt: skip
+
+    return report
+
+
+def _final_text(state: PipelineState) -> tuple[Draft, str, str]:
+    """The final draft, its body (the model's own recommendations heading renamed) and the
+    canonical Recommendations section written from the parsed values."""
+    final = state.get("final", state["draft"])
+    failures = state.get("failures", [])
     body = _MODEL_HEADING.sub(r"\1 Recommendations (as written)", final.markdown.strip())
     if final.recommendations:
-        section = render_recommendations(final.recommendations)
-    else:
-        reason = failures[0].reason if failures else (final.parse_error or "unknown")
-        section = render_missing_recommendations(final.author, reason)
+        return final, body, render_recommendations(final.recommendations)
+    reason = failures[0].reason if failures else (final.parse_error or "unknown")
+    return final, body, render_missing_recommendations(final.author, reason)
+
+
+def assemble(state: PipelineState, ctx: RunContext) -> Report:
+    """The Report from the final draft: canonical recommendations section, evidence, numeric
+    grounding (unsupported figures footnoted), citations, notes and the trace so far."""
+    final, body, section = _final_text(state)
+    failures = list(state.get("failures", []))
     transcript = state["transcript"]
     numbers = check_numbers(body, grounding_sources(transcript, state.get("financials")))
     numbers = [n if n.grounded else n.model_copy(update={"flagged": True}) for n in numbers]
     body, footnotes = _footnote(body, numbers, state.get("fact_check"))
     passages = _passages(state)
-    links = link_evidence(
-        body, transcript, passages, numbers, chunk_words=runtime.context.options.chunk_words
-    )
+    links = link_evidence(body, transcript, passages, numbers, chunk_words=ctx.options.chunk_words)
     notes = list(state.get("notes", []))
     injections = find_injections(transcript.text)
     if injections:
@@ -75,26 +107,8 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
             "report: cites chunk id(s) that are not passages of this call: "
             + ", ".join(links.unresolved)
         )
-    decision = state.get("decision")
-    debate = None
-    if state["pipeline"] == "findebate":
-        debate = DebateLog(
-            turns=list(state.get("debate", [])),
-            decision=decision,
-            skipped_reason=None
-            if decision
-            else "the draft has no parseable recommendations, so there is nothing to debate",
-        )
-    own = NodeTrace(
-        node="report",
-        started_at=started,
-        ended_at=datetime.now(UTC),
-        duration_ms=round((time.perf_counter() - t0) * 1000, 3),
-    )
-    trace = [*state.get("trace", []), own]
-    models = {t.node: ", ".join(t.models) for t in trace if t.models}
-    header = _header(state, final.model, runtime.context.model_note, injections)
-    report = Report(
+    header = _header(state, final.model, ctx.model_note, injections)
+    return Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",
         created_at=datetime.now(UTC),
@@ -108,16 +122,13 @@ async def build_report(state: PipelineState, runtime: Runtime[RunContext]) -> di
             numbers=links.numbers,
             citations=links.citations,
             fact_check=state.get("fact_check"),
-        ),
-        trace=trace,
-        debate=debate,
-        models=models,
-        model_note=runtime.context.model_note,
+        ),  # fmt: skip
+        trace=list(state.get("trace", [])),
+        model_note=ctx.model_note,
         notes=notes,
         injections=injections,
         extras=_extras(state),
     )
-    return {"report": report, "trace": [own]}
 
 
 def _footnote(

@@ -42,13 +42,19 @@ def make_ingest(chunking: Chunking) -> NodeFn[PipelineState]:
     return ingest
 
 
+def evidence_summary(update: dict[str, Any]) -> str:
+    evidence = update["evidence"]
+    n = len({p.chunk_id for passages in evidence.values() for p in passages})
+    return f"{n} passages over {len(evidence)} dimensions"
+
+
 def make_retrieve(
     dimensions: Mapping[str, Sequence[str]], retriever: Retriever | None = None
 ) -> NodeFn[PipelineState]:
     """Run each dimension's queries against this transcript's collection only, with the given
     retriever (a baseline pins its own) or the run's `retriever` option."""
 
-    @traced("retrieve")
+    @traced("retrieve", summary=evidence_summary)
     async def retrieve(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         opts = runtime.context.options
         hits = await asyncio.to_thread(

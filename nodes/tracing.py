@@ -11,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.contract import NodeTrace
+from core.contract import NodeTrace, clip
 from core.llm import CallStats, current_stats
 
 StateT = TypeVar("StateT", contravariant=True)
@@ -23,8 +23,28 @@ class NodeFn(Protocol[StateT]):
     async def __call__(self, state: StateT, runtime: Runtime[RunContext]) -> dict[str, Any]: ...
 
 
-def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
-    """Record the node's trace; outcome is `degraded` when the node reports failures."""
+Summary = Callable[[dict[str, Any]], str]
+_BOOKKEEPING = frozenset({"notes", "trace", "failures", "extras"})
+
+
+def describe(update: dict[str, Any]) -> str:
+    """One line on what a node produced: the first output that summarises itself (a model
+    with `summary()`, or a list or dict of them: the last), else the node's last note."""
+    for key, value in update.items():
+        if key in _BOOKKEEPING:
+            continue
+        items = list(value.values()) if isinstance(value, dict) else value
+        if isinstance(items, list) and items and hasattr(items[-1], "summary"):
+            return "; ".join(str(v.summary()) for v in items[-3:])
+        if hasattr(value, "summary") and callable(value.summary):
+            return str(value.summary())
+    notes = update.get("notes") or []
+    return clip(str(notes[-1])) if notes else ""
+
+
+def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
+    """Record the node's trace (with `summary` of its update for progress displays); outcome
+    is `degraded` when the node reports failures."""
 
     def decorate(fn: NodeFn[StateT]) -> NodeFn[StateT]:
         @functools.wraps(fn)
@@ -52,6 +72,7 @@ def traced(name: str) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
                 usage=stats.usage,
                 outcome="degraded" if update.get("failures") else "ok",
                 detail="; ".join(f.reason for f in update.get("failures", [])) or None,
+                summary=summary(update),
             )
             runtime.context.control.spend(stats.prompt_tokens + stats.completion_tokens)
             return {**update, "trace": [trace]}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -66,55 +66,6 @@ class RunFinished(BaseModel):
     at: datetime = Field(default_factory=_now)
 
 
-Event = Annotated[
-    RunStarted | NodeStarted | NodeFinished | TokenDelta | RunError | RunFinished,
-    Field(discriminator="type"),
-]
-
-
-def _clip(text: str, n: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def summarize(node: str, update: dict[str, Any]) -> str:
-    """A one-line description of what a node produced, for progress displays."""
-    if "report" in update:
-        r = update["report"]
-        calls = ", ".join(
-            f"{x.horizon.value} {x.position.value} {x.conviction}%" for x in r.recommendations
-        )
-        return f"report {r.status}" + (f": {calls}" if calls else "")
-    if "decision" in update:
-        d = update["decision"]
-        return (
-            "revert: " + "; ".join(d.reasons) if d.reverted else "accept: recommendations preserved"
-        )
-    if "final" in update:
-        return f"final report from {update['final'].author}"
-    for key in ("draft", "candidate"):
-        if key in update:
-            d = update[key]
-            if d.recommendations:
-                calls = ", ".join(
-                    f"{x.horizon.value} {x.position.value} {x.conviction}%"
-                    for x in d.recommendations
-                )
-                return f"{len(d.markdown.split())} words; {calls}"
-            return f"{len(d.markdown.split())} words; recommendations unparseable: {d.parse_error}"
-    if "analyses" in update:
-        return "; ".join(_clip(a.text, 120) for a in update["analyses"].values())
-    if "debate" in update:
-        return _clip(update["debate"][-1].text)
-    if "evidence" in update:
-        ev = update["evidence"]
-        n = len({p.chunk_id for ps in ev.values() for p in ps})
-        return f"{n} passages over {len(ev)} dimensions"
-    if "notes" in update and update["notes"]:
-        return _clip(update["notes"][-1])
-    return ""
-
-
 def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
     """LangGraph stream chunks -> node_started / node_finished / error (`tasks` mode) and token
     (`messages` mode) events."""
@@ -153,6 +104,6 @@ def map_chunk(run_id: str, mode: str, chunk: Any) -> list[BaseModel]:
             duration_ms=trace.duration_ms if trace else None,
             tokens=(trace.prompt_tokens + trace.completion_tokens) if trace else 0,
             outcome=trace.outcome if trace else "ok",
-            summary=summarize(node, result),
+            summary=trace.summary if trace else "",
         )
     ]

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from app.service.events import NodeFinished, NodeStarted, RunError, map_chunk
 from core.contract import NodeTrace
@@ -62,3 +63,22 @@ def test_tokens_are_text_or_streamed_tool_arguments() -> None:
     assert isinstance(args, TokenDelta) and args.text == '{"pos'
     assert map_chunk("r1", "messages", (AIMessageChunk(content=""), meta)) == []
     assert map_chunk("r1", "messages", (AIMessageChunk(content="x"), {})) == []  # no node
+
+
+async def test_progress_summaries_come_from_the_nodes(fake_engine: Any, sample_text: str) -> None:
+    """Each node's trace carries its own one-line summary (models summarise themselves); the
+    event mapper only reads it, knowing no pipeline's state keys."""
+    from app.service.events import NodeFinished
+    from core.transcript import parse_transcript
+    from tests.scripts import block, findebate_models
+
+    async with fake_engine(findebate_models(block(), block())) as engine:
+        out = await engine.run("findebate", parse_transcript(sample_text))
+    said = {e.node: e.summary for e in out.events if isinstance(e, NodeFinished)}
+    assert said["retrieve"].endswith("passages over 4 dimensions")
+    assert said["synthesize"].endswith("1d LONG 75%, 1w LONG 75%, 1m LONG 75%")
+    assert said["integrity_check"] == "accept: recommendations preserved"
+    assert said["report"].startswith("report succeeded: 1d LONG")
+    assert said["trust"].startswith("TRUST")
+    assert all(said[n] for n in said if n != "fact_check") and said["fact_check"]
+    assert out.report is not None and out.report.trace[-1].summary == said["report"]
