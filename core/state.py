@@ -1,4 +1,6 @@
-"""Graph state types. Every key that parallel branches write has a reducer."""
+"""The state every pipeline shares (input, output, the FinDebate family's keys) and the shared
+models in it. Every key that parallel branches write has a reducer. A pipeline with keys of its
+own extends `PipelineState` next to its nodes (e.g. nodes.conversation.ConversationState)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from core.contract import (
     clip,
 )
 from core.inputs import Financials, Prices
-from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.transcript import Transcript
 
 K = TypeVar("K")
@@ -64,79 +65,6 @@ class Draft(BaseModel):
         return f"{words}; recommendations unparseable: {self.parse_error}"
 
 
-class ConversationTurn(BaseModel):
-    """One speaker's turn in the conversation pipeline."""
-
-    model_config = ConfigDict(frozen=True)
-
-    speaker: str
-    round: int
-    model: str
-    text: str
-
-    def summary(self) -> str:
-        return f"{self.speaker}: " + clip(self.text, 140)
-
-
-class Review(BaseModel):
-    """One reviewer's verdict on a writer_feedback draft."""
-
-    model_config = ConfigDict(frozen=True)
-
-    reviewer: str
-    iteration: int
-    model: str
-    text: str
-    approved: bool
-
-    def summary(self) -> str:
-        return f"{self.reviewer}: " + clip(self.text, 140)
-
-
-class Grade(BaseModel):
-    """The ensemble judge's grade of one candidate (no scores when its verdict never parsed)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    variant: str
-    model: str
-    scores: dict[str, int] | None = None
-    overall: float | None = None
-    comment: str | None = None
-    error: str | None = None
-
-
-class Argument(BaseModel):
-    """One speech in the adversarial debate."""
-
-    model_config = ConfigDict(frozen=True)
-
-    speaker: str  # one of SPEAKER_ORDER
-    act: str  # one of DEBATE_ORDER
-    model: str
-    text: str
-
-    def summary(self) -> str:
-        return f"{self.speaker}: " + clip(self.text, 140)
-
-
-DEBATE_ORDER: tuple[str, ...] = (
-    "opening", "cross_examination", "rebuttal", "assessment", "press", "closing", "verdict",
-    "weakest_link",
-)  # fmt: skip
-SPEAKER_ORDER: tuple[str, ...] = ("bull", "bear", "devils_advocate", "judge", "stress_analyst")
-
-
-def in_debate_order(left: list[Argument], right: list[Argument]) -> list[Argument]:
-    """Reducer: speeches written in parallel (Bull and Bear) land in one fixed order, acts
-    first, then Bull before Bear, so every later prompt reads the same history."""
-
-    def key(a: Argument) -> tuple[int, int]:
-        return DEBATE_ORDER.index(a.act), SPEAKER_ORDER.index(a.speaker)
-
-    return sorted([*left, *right], key=key)
-
-
 class PipelineInput(TypedDict):
     """What every pipeline is started with."""
 
@@ -175,54 +103,13 @@ class PipelineState(TypedDict, total=False):
     report: Report
 
 
-class ConversationState(PipelineState, total=False):
-    """The conversation pipeline (seed 002): the writer's manuscript, every turn, the round."""
-
-    manuscript: str
-    turns: Annotated[list[ConversationTurn], operator.add]
-    round: int
-    round_limit: int
-
-
-class WriterFeedbackState(PipelineState, total=False):
-    """writer_feedback (seed 001): the variants to run, each one's final report (`candidates`),
-    the simple writer's first report shared by the feedback variants, every review, the grades."""
-
-    variants: list[str]
-    simple_draft: Draft
-    panel_draft: Draft
-    panel_iteration: int
-    reviews: Annotated[list[Review], operator.add]
-    candidates: Annotated[dict[str, Draft], merge_dicts]
-    grades: list[Grade]
-    chosen: str
-
-
-class AdversarialState(PipelineState, total=False):
-    """adversarial (seed 004): the CIO briefing, every speech, the parsed cross-examination,
-    rebuttal assessment and verdict (None when unparseable), the stress test."""
-
-    briefing: str
-    arguments: Annotated[list[Argument], in_debate_order]
-    challenges: Challenges | None
-    assessment: RebuttalAssessment | None
-    verdict: Verdict | None
-    stress: str
-
-
 def checkpoint_types() -> tuple[type, ...]:
-    """Every type stored in graph state: the checkpoint serializer's msgpack allow-list."""
+    """Every shared type stored in graph state (the checkpoint serializer's msgpack allow-list);
+    each pipeline adds its own (graphs.PipelineSpec.state_types)."""
     from core import contract, inputs
     from core.transcript import Transcript, Turn
 
     return (
-        ConversationTurn,
-        Review,
-        Grade,
-        Argument,
-        Challenges,
-        RebuttalAssessment,
-        Verdict,
         inputs.Financials,
         inputs.QuarterStatement,
         inputs.Prices,

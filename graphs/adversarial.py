@@ -7,9 +7,10 @@ from __future__ import annotations
 from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
-from core.state import AdversarialState, PipelineInput, PipelineOutput
+from core.state import PipelineInput, PipelineOutput
 from graphs._common import add_report, pipeline_graph
 from nodes import adversarial as adv
+from nodes.adversarial import AdversarialState
 
 AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, PipelineOutput]
 

@@ -6,9 +6,16 @@ from __future__ import annotations
 from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
-from core.state import ConversationState, PipelineInput, PipelineOutput
+from core.state import PipelineInput, PipelineOutput
 from graphs._common import add_report, pipeline_graph
-from nodes.conversation import REVIEWERS, client_verdict, finalize, make_reviewer, next_speaker
+from nodes.conversation import (
+    REVIEWERS,
+    ConversationState,
+    client_verdict,
+    finalize,
+    make_reviewer,
+    next_speaker,
+)
 from nodes.conversation import writer as writer_node
 
 ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, PipelineOutput]

@@ -7,9 +7,10 @@ from __future__ import annotations
 from langgraph.graph import START, StateGraph
 
 from core.context import RunContext
-from core.state import PipelineInput, PipelineOutput, WriterFeedbackState
+from core.state import PipelineInput, PipelineOutput
 from graphs._common import add_report, pipeline_graph
 from nodes import writer_feedback as wf
+from nodes.writer_feedback import WriterFeedbackState
 
 WriterFeedbackGraph = StateGraph[WriterFeedbackState, RunContext, PipelineInput, PipelineOutput]
 

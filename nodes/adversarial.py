@@ -9,16 +9,18 @@ default winner, no invented challenge), so the report ends `degraded`."""
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict
 
 from core.chunking import iter_sentences
 from core.context import RunContext
+from core.contract import clip
 from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.market import scorecard
 from core.roles import Role, roles
-from core.state import AdversarialState, Analysis, Argument
+from core.state import Analysis, PipelineState
 from nodes.calls import ask, say
 from nodes.parsing import unparseable, write_draft
 from nodes.tracing import NodeFn, traced
@@ -37,6 +39,49 @@ ROLES = roles(
     Role("stress_analyst", remote=150, local=60),
     Role("lead_analyst", remote=1600, local=1000),
 )
+
+
+class Argument(BaseModel):
+    """One speech in the adversarial debate."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str  # one of SPEAKER_ORDER
+    act: str  # one of DEBATE_ORDER
+    model: str
+    text: str
+
+    def summary(self) -> str:
+        return f"{self.speaker}: " + clip(self.text, 140)
+
+
+DEBATE_ORDER: tuple[str, ...] = (
+    "opening", "cross_examination", "rebuttal", "assessment", "press", "closing", "verdict",
+    "weakest_link",
+)  # fmt: skip
+SPEAKER_ORDER: tuple[str, ...] = ("bull", "bear", "devils_advocate", "judge", "stress_analyst")
+
+
+def in_debate_order(left: list[Argument], right: list[Argument]) -> list[Argument]:
+    """Reducer: speeches written in parallel (Bull and Bear) land in one fixed order, acts
+    first, then Bull before Bear, so every later prompt reads the same history."""
+
+    def key(a: Argument) -> tuple[int, int]:
+        return DEBATE_ORDER.index(a.act), SPEAKER_ORDER.index(a.speaker)
+
+    return sorted([*left, *right], key=key)
+
+
+class AdversarialState(PipelineState, total=False):
+    """adversarial (seed 004): the CIO briefing, every speech, the parsed cross-examination,
+    rebuttal assessment and verdict (None when unparseable), the stress test."""
+
+    briefing: str
+    arguments: Annotated[list[Argument], in_debate_order]
+    challenges: Challenges | None
+    assessment: RebuttalAssessment | None
+    verdict: Verdict | None
+    stress: str
 
 
 Side = Literal["bull", "bear"]
@@ -342,3 +387,7 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     if not parsed.ok:
         update["failures"] = [unparseable("lead_analyst", "recommendations", parsed)]
     return update
+
+
+# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
+STATE_TYPES: tuple[type, ...] = (Argument, Challenges, RebuttalAssessment, Verdict)

@@ -5,15 +5,18 @@ only the Writer changes the manuscript."""
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict
 
 from core.context import RunContext
+from core.contract import clip
 from core.inputs import Financials
 from core.roles import Role, roles
-from core.state import ConversationState, ConversationTurn, Draft
+from core.state import Draft, PipelineState
 from nodes.calls import say
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
@@ -27,6 +30,29 @@ ROLES = roles(
     Role("editor", remote=1200, local=250),
     Role("client", remote=400, local=80),
 )
+
+
+class ConversationTurn(BaseModel):
+    """One speaker's turn in the conversation pipeline."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str
+    round: int
+    model: str
+    text: str
+
+    def summary(self) -> str:
+        return f"{self.speaker}: " + clip(self.text, 140)
+
+
+class ConversationState(PipelineState, total=False):
+    """The conversation pipeline (seed 002): the writer's manuscript, every turn, the round."""
+
+    manuscript: str
+    turns: Annotated[list[ConversationTurn], operator.add]
+    round: int
+    round_limit: int
 
 
 SECTIONS: tuple[str, ...] = (
@@ -178,3 +204,7 @@ async def finalize(state: ConversationState, runtime: Runtime[RunContext]) -> di
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
+
+
+# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
+STATE_TYPES: tuple[type, ...] = (ConversationTurn,)

@@ -8,17 +8,19 @@ writes that report once and shares it. Each variant's final report lands in `can
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
+import operator
+from typing import Annotated, Any, Literal
 
 from langgraph.runtime import Runtime
+from pydantic import BaseModel, ConfigDict
 
 from core.context import RunContext
-from core.contract import NodeFailure
+from core.contract import NodeFailure, clip
 from core.inputs import comparison_table
 from core.judging import ReportGrade
 from core.llm import Structured
 from core.roles import Role, roles
-from core.state import Draft, Grade, Review, WriterFeedbackState
+from core.state import Draft, PipelineState, merge_dicts
 from nodes.calls import ask, say
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
@@ -35,6 +37,48 @@ ROLES = roles(
     Role("rewriter", remote=4000, local=600),
     Role("grader", remote=800, local=200),
 )
+
+
+class Review(BaseModel):
+    """One reviewer's verdict on a writer_feedback draft."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reviewer: str
+    iteration: int
+    model: str
+    text: str
+    approved: bool
+
+    def summary(self) -> str:
+        return f"{self.reviewer}: " + clip(self.text, 140)
+
+
+class Grade(BaseModel):
+    """The ensemble judge's grade of one candidate (no scores when its verdict never parsed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    variant: str
+    model: str
+    scores: dict[str, int] | None = None
+    overall: float | None = None
+    comment: str | None = None
+    error: str | None = None
+
+
+class WriterFeedbackState(PipelineState, total=False):
+    """writer_feedback (seed 001): the variants to run, each one's final report (`candidates`),
+    the simple writer's first report shared by the feedback variants, every review, the grades."""
+
+    variants: list[str]
+    simple_draft: Draft
+    panel_draft: Draft
+    panel_iteration: int
+    reviews: Annotated[list[Review], operator.add]
+    candidates: Annotated[dict[str, Draft], merge_dicts]
+    grades: list[Grade]
+    chosen: str
 
 
 ALL_GOOD = "ALL GOOD"
@@ -347,3 +391,7 @@ async def finalize(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
+
+
+# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
+STATE_TYPES: tuple[type, ...] = (Review, Grade)

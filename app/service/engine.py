@@ -29,9 +29,9 @@ from core.inputs import Financials, Prices
 from core.llm import ModelSource
 from core.options import RunOptions
 from core.rag import TranscriptIndex
-from core.state import PipelineInput, checkpoint_types
+from core.state import PipelineInput
 from core.transcript import Transcript
-from graphs import PIPELINES, get_pipeline
+from graphs import PIPELINES, get_pipeline, state_types
 
 EventSink = Callable[[BaseModel], Awaitable[None] | None]
 Durability = Literal["sync", "async", "exit"]
@@ -119,7 +119,7 @@ class Engine:
                     TranscriptIndex.on_disk, settings.chroma_path, embeddings, name
                 )
             saver = await stack.enter_async_context(
-                checkpointer(settings.database_url, settings.checkpoints_path, checkpoint_types())
+                checkpointer(settings.database_url, settings.checkpoints_path, state_types())
             )
             graphs = {
                 name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()

@@ -8,9 +8,10 @@ import pytest
 import prompts
 from core.contract import CallInfo
 from core.judging import Challenges, Verdict
-from core.state import Analysis, ConversationTurn, Review
-from nodes.conversation import SECTIONS
+from core.state import Analysis
+from nodes.conversation import SECTIONS, ConversationTurn
 from nodes.specialists import SPECIALISTS
+from nodes.writer_feedback import Review
 
 CALL = CallInfo(company="Northwind", ticker="NWL", period="Q2 2026")
 ANALYSES = [Analysis(role=r, model="m", text=f"<<{r} text>>") for r in SPECIALISTS]
