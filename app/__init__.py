@@ -1,1 +1,2 @@
-"""The outside world: settings, model factory, runner, CLI (and later the HTTP API)."""
+"""The outside world: the HTTP API and the analyst page, the CLI, settings, run execution,
+storage, model providers, evaluation and exports (see the README's Layout)."""

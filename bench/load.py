@@ -27,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ def node_counts(topo: Topology, run_id: str | None = None) -> dict[str, Counter[
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def _args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
@@ -94,7 +95,109 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-worker", type=int, default=4, help="EDESK_MAX_RUNS of each worker")
     ap.add_argument("--latency", type=float, default=0.2, help="fake model seconds per call")
     ap.add_argument("--timeout", type=float, default=900)
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+class RssSampler:
+    """Peak resident memory of every API and worker process, sampled twice a second."""
+
+    def __init__(self, topo: Topology) -> None:
+        self.topo = topo
+        self.peak: dict[str, float] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self.stop.is_set():
+            for p in [*self.topo.api, *self.topo.worker]:
+                mb = p.rss_mb()
+                if mb is not None:
+                    self.peak[p.name] = max(self.peak.get(p.name, 0.0), mb)
+            self.stop.wait(0.5)
+
+    def __enter__(self) -> RssSampler:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
+@dataclass
+class Measured:
+    ids: list[str]
+    runs: dict[str, Any]
+    solo_s: float
+    reference: Counter[str]
+    counts: dict[str, Counter[str]]
+    submitted_s: float
+    makespan: float
+    rss: dict[str, float]
+
+
+def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
+    """One run alone (the reference), then `--runs` at once; wait for all of them."""
+    apis = [p.url for p in topo.api]
+    solo_id = post_run(apis[0])
+    solo = wait_all(apis[0], [solo_id], 120)[solo_id]
+    assert solo["status"] == "succeeded", solo
+    reference = node_counts(topo, solo_id)[solo_id]
+    with RssSampler(topo) as rss:
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(max_workers=64) as pool:
+            ids = list(pool.map(lambda i: post_run(apis[i % len(apis)]), range(args.runs)))
+        submitted_s = time.monotonic() - t0
+        runs = wait_all(apis[0], ids, args.timeout)
+        makespan = time.monotonic() - t0
+    return Measured(
+        ids, runs, seconds(solo["started_at"], solo["finished_at"]), reference,
+        node_counts(topo), submitted_s, makespan, rss.peak,
+    )  # fmt: skip
+
+
+def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
+    finished = [m.runs[i] for i in m.ids if i in m.runs]
+    ok = [r for r in finished if r["status"] == "succeeded"]
+    duplicated = sum(
+        max(0, n - m.reference[node])
+        for rid in m.ids
+        for node, n in m.counts.get(rid, Counter()).items()
+    )
+    missing_nodes = sum(
+        max(0, m.reference[node] - m.counts.get(r["id"], Counter())[node])
+        for r in ok
+        for node in m.reference
+    )
+    latency = [seconds(r["created_at"], r["finished_at"]) for r in ok]
+    execution = [seconds(r["started_at"], r["finished_at"]) for r in ok]
+    pool_size = args.workers * args.per_worker
+    throughput = len(ok) / m.makespan
+    ideal = pool_size / (CRITICAL_PATH_CALLS * args.latency)
+    workers = [v for k, v in m.rss.items() if k.startswith("worker")]
+    return {
+        "runs": args.runs, "workers": args.workers, "apis": args.apis,
+        "runs_per_worker": args.per_worker, "latency_s": args.latency,
+        "submit_s": round(m.submitted_s, 2), "makespan_s": round(m.makespan, 2),
+        "throughput_runs_per_s": round(throughput, 3), "ideal_runs_per_s": round(ideal, 3),
+        "efficiency": round(throughput / ideal, 3), "solo_run_s": round(m.solo_s, 3),
+        "efficiency_vs_solo": round(throughput / (pool_size / m.solo_s), 3),
+        "latency_p50_s": pct(latency, 0.5) if latency else None,
+        "latency_p95_s": pct(latency, 0.95) if latency else None,
+        "execution_p50_s": pct(execution, 0.5) if execution else None,
+        "execution_p95_s": pct(execution, 0.95) if execution else None,
+        "succeeded": len(ok), "lost_runs": args.runs - len(ok),
+        "statuses": dict(Counter(r["status"] for r in finished)),
+        "duplicated_node_executions": duplicated, "missing_node_executions": missing_nodes,
+        "nodes_per_run": sum(m.reference.values()),
+        "worker_rss_mb_peak": {k: round(v) for k, v in m.rss.items() if k.startswith("worker")},
+        "api_rss_mb_peak": {k: round(v) for k, v in m.rss.items() if k.startswith("api")},
+        "worker_rss_mb_mean": round(statistics.mean(workers or [0.0])),
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
     if lacking := missing():
         print("skipped: " + "; ".join(lacking))
         print(json.dumps({"skipped": True, "reason": "; ".join(lacking)}))
@@ -105,89 +208,16 @@ def main(argv: list[str] | None = None) -> int:
         "EDESK_FAKE_LATENCY": str(args.latency),
         "EDESK_MAX_RUNS": str(args.per_worker),
     }
-    root = Path(tempfile.mkdtemp(prefix="edesk-load-"))
-    topo = Topology(root, apis=args.apis, workers=args.workers, env=env)
-    rss: dict[str, float] = {}
-    stop = threading.Event()
-
-    def sample() -> None:
-        while not stop.is_set():
-            for p in [*topo.api, *topo.worker]:
-                mb = p.rss_mb()
-                if mb is not None:
-                    rss[p.name] = max(rss.get(p.name, 0.0), mb)
-            stop.wait(0.5)
-
+    topo = Topology(Path(tempfile.mkdtemp(prefix="edesk-load-")), apis=args.apis,
+                    workers=args.workers, env=env)  # fmt: skip
     try:
         topo.up()
-        apis = [p.url for p in topo.api]
-        solo_id = post_run(apis[0])  # the reference: one run alone
-        solo = wait_all(apis[0], [solo_id], 120)[solo_id]
-        assert solo["status"] == "succeeded", solo
-        solo_s = seconds(solo["started_at"], solo["finished_at"])
-        reference = node_counts(topo, solo_id)[solo_id]
-        sampler = threading.Thread(target=sample, daemon=True)
-        sampler.start()
-        t0 = time.monotonic()
-        with ThreadPoolExecutor(max_workers=64) as pool:
-            ids = list(pool.map(lambda i: post_run(apis[i % len(apis)]), range(args.runs)))
-        submitted_s = time.monotonic() - t0
-        runs = wait_all(apis[0], ids, args.timeout)
-        makespan = time.monotonic() - t0
-        stop.set()
-        sampler.join()
-        counts = node_counts(topo)
+        measured = _drive(topo, args)
     finally:
-        stop.set()
         topo.down()
-
-    finished = [runs[i] for i in ids if i in runs]
-    ok = [r for r in finished if r["status"] == "succeeded"]
-    duplicated = sum(
-        max(0, n - reference[node]) for rid in ids for node, n in counts.get(rid, Counter()).items()
-    )
-    missing_nodes = sum(
-        max(0, reference[node] - counts.get(r["id"], Counter())[node])
-        for r in ok
-        for node in reference
-    )
-    latency = [seconds(r["created_at"], r["finished_at"]) for r in ok]
-    execution = [seconds(r["started_at"], r["finished_at"]) for r in ok]
-    pool_size = args.workers * args.per_worker
-    ideal_run_s = CRITICAL_PATH_CALLS * args.latency
-    throughput = len(ok) / makespan
-    ideal = pool_size / ideal_run_s
-    figures = {
-        "runs": args.runs,
-        "workers": args.workers,
-        "apis": args.apis,
-        "runs_per_worker": args.per_worker,
-        "latency_s": args.latency,
-        "submit_s": round(submitted_s, 2),
-        "makespan_s": round(makespan, 2),
-        "throughput_runs_per_s": round(throughput, 3),
-        "ideal_runs_per_s": round(ideal, 3),
-        "efficiency": round(throughput / ideal, 3),
-        "solo_run_s": round(solo_s, 3),
-        "efficiency_vs_solo": round(throughput / (pool_size / solo_s), 3),
-        "latency_p50_s": pct(latency, 0.5) if latency else None,
-        "latency_p95_s": pct(latency, 0.95) if latency else None,
-        "execution_p50_s": pct(execution, 0.5) if execution else None,
-        "execution_p95_s": pct(execution, 0.95) if execution else None,
-        "succeeded": len(ok),
-        "lost_runs": args.runs - len(ok),
-        "statuses": dict(Counter(r["status"] for r in finished)),
-        "duplicated_node_executions": duplicated,
-        "missing_node_executions": missing_nodes,
-        "nodes_per_run": sum(reference.values()),
-        "worker_rss_mb_peak": {k: round(v) for k, v in rss.items() if k.startswith("worker")},
-        "api_rss_mb_peak": {k: round(v) for k, v in rss.items() if k.startswith("api")},
-        "worker_rss_mb_mean": round(
-            statistics.mean([v for k, v in rss.items() if k.startswith("worker")] or [0.0])
-        ),
-    }
+    figures = _figures(args, measured)
     emit(figures)
-    return 0 if figures["lost_runs"] == 0 and duplicated == 0 else 1
+    return 0 if figures["lost_runs"] == 0 and figures["duplicated_node_executions"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -24,6 +24,58 @@ def _around(text: str, start: int, end: int, width: int = 80) -> str:
     return " ".join(text[max(0, start - width) : min(len(text), end + width)].split())
 
 
+class _Passages:
+    """Where a chunk id or a transcript offset points: the run's retrieved passages first, then
+    the transcript's recursive chunks (the findebate index's ids), chunked only if needed."""
+
+    def __init__(
+        self, transcript: Transcript, passages: Sequence[EvidencePassage], chunk_words: int
+    ) -> None:
+        self.transcript, self.passages, self.chunk_words = transcript, passages, chunk_words
+        self.by_id: dict[str, Chunk | EvidencePassage] = {p.chunk_id: p for p in passages}
+        self._chunks: list[Chunk] | None = None
+
+    def chunks(self) -> list[Chunk]:
+        if self._chunks is None:
+            self._chunks = recursive_chunks(self.transcript, max_words=self.chunk_words)
+            for c in self._chunks:
+                self.by_id.setdefault(c.id, c)
+        return self._chunks
+
+    def resolve(self, chunk_id: str) -> Chunk | EvidencePassage | None:
+        if chunk_id not in self.by_id:
+            self.chunks()
+        return self.by_id.get(chunk_id)
+
+    def containing(self, offset: int) -> Chunk | EvidencePassage | None:
+        for p in self.passages:
+            if p.start <= offset < p.end:
+                return p
+        return next((c for c in self.chunks() if c.start <= offset < c.end), None)
+
+
+class _Citations:
+    """Citations without repeats (same chunk, same way, same claim)."""
+
+    def __init__(self) -> None:
+        self.items: list[Citation] = []
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def add(
+        self, target: Chunk | EvidencePassage, cid: str, via: str, claim: str, fig: str | None
+    ) -> None:
+        if (cid, via, claim) in self._seen:
+            return
+        self._seen.add((cid, via, claim))
+        self.items.append(
+            Citation(
+                chunk_id=cid, section=target.section, speaker=target.speaker,
+                start=target.start, end=target.end, via=via,  # type: ignore[arg-type]
+                claim=claim, figure=fig,
+            )
+        )  # fmt: skip
+
+
 def link_evidence(
     body: str,
     transcript: Transcript,
@@ -35,71 +87,27 @@ def link_evidence(
     """Citations for every `[chunk-id]` in `body` and every figure grounded in the transcript.
     Ids resolve to the run's retrieved passages first, then to the transcript's recursive chunks
     (the same ids the findebate index uses); ids that resolve to nothing are returned apart."""
-    by_id: dict[str, Chunk | EvidencePassage] = {p.chunk_id: p for p in passages}
-    chunks: list[Chunk] | None = None
-
-    def all_chunks() -> list[Chunk]:
-        nonlocal chunks
-        if chunks is None:
-            chunks = recursive_chunks(transcript, max_words=chunk_words)
-            for c in chunks:
-                by_id.setdefault(c.id, c)
-        return chunks
-
-    def resolve(chunk_id: str) -> Chunk | EvidencePassage | None:
-        if chunk_id not in by_id:
-            all_chunks()
-        return by_id.get(chunk_id)
-
-    def containing(offset: int) -> Chunk | EvidencePassage | None:
-        for p in passages:
-            if p.start <= offset < p.end:
-                return p
-        return next((c for c in all_chunks() if c.start <= offset < c.end), None)
-
-    citations: list[Citation] = []
-    seen: set[tuple[str, str, str]] = set()
+    where = _Passages(transcript, passages, chunk_words)
+    citations = _Citations()
     unresolved: list[str] = []
-
-    def add(
-        target: Chunk | EvidencePassage, cid: str, via: str, claim: str, fig: str | None
-    ) -> None:
-        key = (cid, via, claim)
-        if key in seen:
-            return
-        seen.add(key)
-        citations.append(
-            Citation(
-                chunk_id=cid,
-                section=target.section,
-                speaker=target.speaker,
-                start=target.start,
-                end=target.end,
-                via=via,  # type: ignore[arg-type]
-                claim=claim,
-                figure=fig,
-            )
-        )
-
     for m in CITATION_RE.finditer(body):
         cid = m.group(1)
-        target = resolve(cid)
+        target = where.resolve(cid)
         if target is None:
             if cid not in unresolved:
                 unresolved.append(cid)
             continue
-        add(target, cid, "cited", _around(body, m.start(), m.end()), None)
-
+        citations.add(target, cid, "cited", _around(body, m.start(), m.end()), None)
     linked: list[NumberCheck] = []
     for check in numbers:
         if check.grounded and check.source_index == 0 and check.source_start is not None:
-            target = containing(check.source_start)
-            if target is not None:
-                cid = target.chunk_id if isinstance(target, EvidencePassage) else target.id
+            found = where.containing(check.source_start)
+            if found is not None:
+                cid = found.chunk_id if isinstance(found, EvidencePassage) else found.id
                 check = check.model_copy(update={"chunk_id": cid})
-                add(target, cid, "figure", check.context, check.text)
+                citations.add(found, cid, "figure", check.context, check.text)
         linked.append(check)
-    return Links(citations, linked, unresolved)
+    return Links(citations.items, linked, unresolved)
 
 
 def passages_for(transcript: Transcript, contexts: Sequence[str], *, budget_words: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -42,6 +42,29 @@ def create_app(
 ) -> FastAPI:
     """Build the app; `models`/`embeddings` replace the factory's (tests)."""
 
+    app = FastAPI(
+        title="Earnings Desk",
+        version="0.1.0",
+        summary="Earnings-call transcript -> analyst report with typed 1d/1w/1m recommendations",
+        lifespan=_lifespan(models, embeddings, embedding_name),
+    )
+    app.state.settings = settings or Settings()
+    errors.install(app)
+    _middleware(app, app.state.settings)
+    app.include_router(runs_router)
+    app.include_router(meta_router)
+    app.include_router(evals_router)
+    web.install(app)
+    _document_run_body(app)
+    return app
+
+
+def _lifespan(
+    models: ModelSource | None, embeddings: Embeddings | None, embedding_name: str | None
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """Start-up: the engine (models, index, checkpointer, every graph compiled once), the store,
+    bus and queue, the run and evaluation managers; resume what a dead process left."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         cfg = app.state.settings
@@ -65,16 +88,13 @@ def create_app(
                 await bus.close()
                 await store.close()
 
-    app = FastAPI(
-        title="Earnings Desk",
-        version="0.1.0",
-        summary="Earnings-call transcript -> analyst report with typed 1d/1w/1m recommendations",
-        lifespan=lifespan,
-    )
-    app.state.settings = settings or Settings()
-    errors.install(app)
-    app.add_middleware(BodyLimit, limit=app.state.settings.max_request_bytes)
-    origins = app.state.settings.cors_origin_list()
+    return lifespan
+
+
+def _middleware(app: FastAPI, settings: Settings) -> None:
+    """Body limit, CORS when origins are set, and an access log without query or body."""
+    app.add_middleware(BodyLimit, limit=settings.max_request_bytes)
+    origins = settings.cors_origin_list()
     if origins:
         app.add_middleware(
             CORSMiddleware,
@@ -99,13 +119,6 @@ def create_app(
             (time.perf_counter() - t0) * 1000,
         )
         return response
-
-    app.include_router(runs_router)
-    app.include_router(meta_router)
-    app.include_router(evals_router)
-    web.install(app)
-    _document_run_body(app)
-    return app
 
 
 def _document_run_body(app: FastAPI) -> None:

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
-from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.dataset import DatasetError, EvalItem, load_dataset
 from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_label
 from app.evaluation.summary import write_chart, write_tables
 from app.service.engine import Engine
@@ -72,7 +81,20 @@ def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tupl
     return base.model_copy(update=update), label
 
 
-async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+@dataclass
+class EvalPlan:
+    """What an `eval` invocation runs, from its flags (validated)."""
+
+    items: list[EvalItem]
+    pipelines: list[str]
+    pair: tuple[str, str] | None
+    cache: Path | None
+    configs: list[tuple[Settings, str]]
+    judge: tuple[Settings, str] | None
+    out: Path
+
+
+def _pipelines(args: argparse.Namespace) -> list[str]:
     pipelines = _csv(args.pipelines)
     unknown = [p for p in pipelines if p not in PIPELINES]
     if not pipelines or unknown:
@@ -80,8 +102,10 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
             f"--pipelines: unknown {', '.join(unknown) or '(none given)'}; "
             f"choose from {', '.join(PIPELINES)}"
         )
-    if args.concurrency < 1:
-        raise EvalUsageError("--concurrency must be >= 1")
+    return pipelines
+
+
+def _items(args: argparse.Namespace) -> list[EvalItem]:
     try:
         items = load_dataset(Path(args.dir), prefer=args.prefer, ids=_csv(args.ids) or None)
     except DatasetError as exc:
@@ -90,70 +114,93 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
         if args.limit < 1:
             raise EvalUsageError("--limit must be >= 1")
         items = items[: args.limit]
-    pair: tuple[str, str] | None = None
+    return items
+
+
+def _pair(args: argparse.Namespace, pipelines: list[str]) -> tuple[str, str] | None:
     if args.pairwise:
         duel = _csv(args.pairwise)
         if len(duel) != 2 or duel[0] == duel[1] or any(p not in pipelines for p in duel):
             raise EvalUsageError("--pairwise takes two different pipelines from --pipelines")
-        pair = (duel[0], duel[1])
-    elif args.judge and len(pipelines) >= 2:
-        pair = (pipelines[0], pipelines[1])
+        return duel[0], duel[1]
+    if args.judge and len(pipelines) >= 2:
+        return pipelines[0], pipelines[1]
+    return None
+
+
+def plan(args: argparse.Namespace, settings: Settings) -> EvalPlan:
+    pipelines = _pipelines(args)
+    if args.concurrency < 1:
+        raise EvalUsageError("--concurrency must be >= 1")
+    items = _items(args)
+    pair = _pair(args, pipelines)
     cache = None if args.no_cache else Path(args.cache or settings.data_dir / "llm-cache.sqlite")
     specs: list[str | None] = list(_csv(args.models)) or [None]
     configs = [model_settings(settings, s, cache) for s in specs]
-    judge_cfg = model_settings(settings, args.judge, cache) if args.judge else None
-    out = Path(args.out)
+    judge = model_settings(settings, args.judge, cache) if args.judge else None
+    return EvalPlan(items, pipelines, pair, cache, configs, judge, Path(args.out))
+
+
+def _progress(bar: Progress, task: TaskID, console: Console) -> Callable[[EvalEvent], None]:
+    """The progress bar's (or, off a terminal, one line per report's) view of the events."""
+
+    def on_event(event: EvalEvent) -> None:
+        if event.type == "report_started":
+            bar.update(task, description=f"{event.pipeline} on {event.id}")
+        elif event.type == "report_finished":
+            bar.advance(task)
+            if not console.is_terminal:  # logs get one line per report instead of a bar
+                console.print(
+                    f"[{event.done}/{event.total}] {event.pipeline} on {event.id}: "
+                    f"{event.status}{' (saved earlier)' if event.reused else ''}",
+                    highlight=False,
+                )
+            if event.status not in ("succeeded", "degraded"):
+                bar.console.print(
+                    f"[red]{event.status}[/]: {event.pipeline} on {event.id}: {event.detail}",
+                    highlight=False,
+                )
+        elif event.type in ("judged", "pair_judged"):
+            bar.update(task, description=f"judge: {event.pipeline or ''} {event.id}")
+
+    return on_event
+
+
+async def _run(p: EvalPlan, console: Console, concurrency: int) -> Evaluation:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())  # fmt: skip
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("reports", total=len(p.items) * len(p.pipelines) * len(p.configs))
+        evaluation = Evaluation(p.items, p.pipelines, p.out, on_event=_progress(bar, task, console))
+        for cfg, label in p.configs:
+            async with Engine.open(cfg) as engine:
+                await evaluation.run_reports(engine_runner(engine), label, concurrency)
+        if p.judge is not None:
+            async with Engine.open(p.judge[0]) as jengine:
+                await evaluation.judge_with(jengine, p.pair)
+    return evaluation
+
+
+async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    p = plan(args, settings)
     console.print(
-        f"eval: {len(items)} call(s) x {len(pipelines)} pipeline(s) x {len(configs)} model(s) "
-        f"-> {out}; cache {'off' if cache is None else cache}",
+        f"eval: {len(p.items)} call(s) x {len(p.pipelines)} pipeline(s) x {len(p.configs)} "
+        f"model(s) -> {p.out}; cache {'off' if p.cache is None else p.cache}",
         highlight=False,
     )
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task("reports", total=len(items) * len(pipelines) * len(configs))
-
-        def on_event(event: EvalEvent) -> None:
-            if event.type == "report_started":
-                bar.update(task, description=f"{event.pipeline} on {event.id}")
-            elif event.type == "report_finished":
-                bar.advance(task)
-                if not console.is_terminal:  # logs get one line per report instead of a bar
-                    console.print(
-                        f"[{event.done}/{event.total}] {event.pipeline} on {event.id}: "
-                        f"{event.status}{' (saved earlier)' if event.reused else ''}",
-                        highlight=False,
-                    )
-                if event.status not in ("succeeded", "degraded"):
-                    bar.console.print(
-                        f"[red]{event.status}[/]: {event.pipeline} on {event.id}: {event.detail}",
-                        highlight=False,
-                    )
-            elif event.type in ("judged", "pair_judged"):
-                bar.update(task, description=f"judge: {event.pipeline or ''} {event.id}")
-
-        evaluation = Evaluation(items, pipelines, out, on_event=on_event)
-        for cfg, label in configs:
-            async with Engine.open(cfg) as engine:
-                await evaluation.run_reports(engine_runner(engine), label, args.concurrency)
-        if judge_cfg is not None:
-            async with Engine.open(judge_cfg[0]) as jengine:
-                await evaluation.judge_with(jengine, pair)
+    evaluation = await _run(p, console, args.concurrency)
     records = evaluation.records()
-    table = write_tables(out, records, evaluation.pairwise_results())
-    chart = write_chart(out, records)
+    table = write_tables(p.out, records, evaluation.pairwise_results())
+    chart = write_chart(p.out, records)
     console.print(table, highlight=False, markup=False)
     t = evaluation.tally
     console.print(
-        f"this run: {t.ran} report(s) run, {t.reused} reused from {out}, {t.failed} failed; "
+        f"this run: {t.ran} report(s) run, {t.reused} reused from {p.out}, {t.failed} failed; "
         f"{t.model_calls} model call(s), {t.cached_calls} answered from the cache"
-        + (f"; {t.judged} graded, {t.pairs} pair(s) judged" if judge_cfg else ""),
+        + (f"; {t.judged} graded, {t.pairs} pair(s) judged" if p.judge else ""),
         highlight=False,
     )
+    out = p.out
     console.print(
         f"wrote {out / 'summary.md'}, {out / 'summary.csv'}, {out / 'per_report.csv'}, {chart}",
         highlight=False,

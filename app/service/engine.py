@@ -35,6 +35,7 @@ from graphs import PIPELINES, get_pipeline, state_types
 
 EventSink = Callable[[BaseModel], Awaitable[None] | None]
 Durability = Literal["sync", "async", "exit"]
+Emit = Callable[[BaseModel], Awaitable[None]]
 
 
 @dataclass
@@ -161,43 +162,28 @@ class Engine:
         get_pipeline(pipeline)  # a clear KeyError for an unknown name
         run_id = run_id or uuid.uuid4().hex
         outcome = RunOutcome(run_id=run_id, pipeline=pipeline, status="running")
+        emit = _emitter(outcome, on_event)
         control = control or RunControl()
-        context = self.run_context(options, control)
-
-        async def emit(event: BaseModel) -> None:
-            outcome.events.append(event)
-            if on_event is not None:
-                result = on_event(event)
-                if asyncio.iscoroutine(result):
-                    await result
-
         graph = self.graphs[pipeline]
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         state_in: PipelineInput | None = None
         if transcript is not None:
             state_in = {
-                "transcript": transcript,
-                "call": call or CallInfo(),
-                "pipeline": pipeline,
-                "financials": financials,
-                "prices": prices,
-            }
+                "transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline,
+                "financials": financials, "prices": prices,
+            }  # fmt: skip
         else:
-            snapshot = await graph.aget_state(config)
-            if not snapshot.values:
-                raise KeyError(f"run {run_id} has no checkpoint to resume from")
-            done = snapshot.values.get("trace", [])
-            control.tokens_used = sum(t.prompt_tokens + t.completion_tokens for t in done)
+            control.tokens_used = await _tokens_so_far(graph, config, run_id)
         await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
         modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
         try:
             async for mode, chunk in graph.astream(
-                state_in, config, context=context, stream_mode=modes, durability=durability
-            ):
+                state_in, config, context=self.run_context(options, control), stream_mode=modes,
+                durability=durability,
+            ):  # fmt: skip
                 for event in map_chunk(run_id, mode, chunk):
                     if isinstance(event, RunError):
-                        outcome.failed_node = event.node
-                        outcome.error = event.message
+                        outcome.failed_node, outcome.error = event.node, event.message
                     await emit(event)
         except RunStopped as stop:
             status: Final = "cancelled" if stop.reason == "cancelled" else "failed"
@@ -207,16 +193,44 @@ class Engine:
         except Exception as exc:  # the run failed: record it (node and reason), don't hide it
             if is_infra_error(exc):
                 raise  # an outage, not the run's failure: the caller decides (workers retry)
-            outcome.status = "failed"
-            outcome.reason = str(getattr(exc, "reason", "error"))  # e.g. rate_limited, timeout
-            outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"
-            if outcome.failed_node is None:
-                await emit(RunError(run_id=run_id, message=outcome.error))
-            await emit(RunFinished(run_id=run_id, status="failed", reason=outcome.reason))
+            await _failed(outcome, exc, emit)
             return outcome
-        state = await graph.aget_state(config)
-        report: Report = state.values["report"]
-        outcome.report = report
-        outcome.status = report.status
+        report: Report = (await graph.aget_state(config)).values["report"]
+        outcome.report, outcome.status = report, report.status
         await emit(RunFinished(run_id=run_id, status=report.status))
         return outcome
+
+
+def _emitter(
+    outcome: RunOutcome, on_event: EventSink | None
+) -> Callable[[BaseModel], Awaitable[None]]:
+    """Record each event in the outcome and hand it to `on_event` (sync or async)."""
+
+    async def emit(event: BaseModel) -> None:
+        outcome.events.append(event)
+        if on_event is not None:
+            result = on_event(event)
+            if asyncio.iscoroutine(result):
+                await result
+
+    return emit
+
+
+async def _tokens_so_far(
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, run_id: str
+) -> int:
+    """A resumed run's budget counts what its finished nodes already spent."""
+    snapshot = await graph.aget_state(config)
+    if not snapshot.values:
+        raise KeyError(f"run {run_id} has no checkpoint to resume from")
+    return sum(t.prompt_tokens + t.completion_tokens for t in snapshot.values.get("trace", []))
+
+
+async def _failed(outcome: RunOutcome, exc: Exception, emit: Emit) -> None:
+    """The run failed inside the graph: the reason (e.g. rate_limited, timeout) and the node."""
+    outcome.status = "failed"
+    outcome.reason = str(getattr(exc, "reason", "error"))
+    outcome.error = outcome.error or f"{type(exc).__name__}: {exc}"
+    if outcome.failed_node is None:
+        await emit(RunError(run_id=outcome.run_id, message=outcome.error))
+    await emit(RunFinished(run_id=outcome.run_id, status="failed", reason=outcome.reason))

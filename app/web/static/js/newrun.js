@@ -68,20 +68,19 @@ function jsonFileField(name, label, help) {
   };
 }
 
-export async function newRunView(root, navigate) {
-  const [infos, schema] = await Promise.all([pipelines(), runOptionsSchema()]);
-  const errors = h("div", { class: "form-errors", role: "alert", "aria-live": "assertive" });
+/** The transcript field: a textarea that also takes a dropped or chosen file. */
+function transcriptField() {
   const textarea = h("textarea", { id: "transcript", name: "transcript", rows: 14, spellcheck: "false",
     placeholder: "Paste the call here (plain text, or ### Prepared remarks / ### Q&A sections with **SPEAKER** turns), or drop a file…" });
-  let file = null;
+  const field = { file: null, textarea };
   const fileNote = h("span", { class: "muted" });
   const fileInput = h("input", { type: "file", id: "transcript-file", accept: ".txt,.md,.markdown,text/plain,text/markdown" });
   const setFile = (f) => {
-    file = f || null;
-    textarea.disabled = Boolean(file);
+    field.file = f || null;
+    textarea.disabled = Boolean(field.file);
     clear(fileNote);
-    if (file) {
-      fileNote.append(`${file.name} (${file.size.toLocaleString()} bytes) `,
+    if (field.file) {
+      fileNote.append(`${field.file.name} (${field.file.size.toLocaleString()} bytes) `,
         h("button", { type: "button", class: "btn small", onclick: () => { fileInput.value = ""; setFile(null); } }, "Remove"));
     }
   };
@@ -94,80 +93,103 @@ export async function newRunView(root, navigate) {
     drop.classList.remove("over");
     if (e.dataTransfer.files.length) setFile(e.dataTransfer.files[0]);
   });
-
-  const pipelineSel = h("select", { id: "pipeline", name: "pipeline" }, infos.map((p) => h("option", { value: p.name }, p.name)));
-  const summary = h("small", { class: "muted" });
-  const showSummary = () => { summary.textContent = infos.find((p) => p.name === pipelineSel.value)?.summary || ""; };
-  pipelineSel.addEventListener("change", showSummary);
-  showSummary();
-
-  const text = (name, label, max) => {
-    const input = h("input", { id: name, name, type: "text", maxlength: max });
-    return { name, input, el: h("label", { class: "field", for: name, dataset: { field: name } }, h("span", {}, label), input) };
+  field.el = h("div", { class: "field", dataset: { field: "transcript" } },
+    h("label", { for: "transcript" }, h("span", {}, "Transcript")), drop,
+    h("div", { class: "row" }, h("label", { class: "btn small", for: "transcript-file" }, "Choose file…"), fileInput, fileNote));
+  field.append = (body) => {
+    if (field.file) body.append("transcript", field.file, field.file.name);
+    else body.append("transcript", textarea.value);
   };
-  const meta = [text("company", "Company", 200), text("ticker", "Ticker", 20), text("period", "Period", 50)];
+  return field;
+}
 
+function pipelineField(infos) {
+  const select = h("select", { id: "pipeline", name: "pipeline" }, infos.map((p) => h("option", { value: p.name }, p.name)));
+  const summary = h("small", { class: "muted" });
+  const showSummary = () => { summary.textContent = infos.find((p) => p.name === select.value)?.summary || ""; };
+  select.addEventListener("change", showSummary);
+  showSummary();
+  return { select, el: h("label", { class: "field", for: "pipeline", dataset: { field: "pipeline" } }, h("span", {}, "Pipeline"), select, summary) };
+}
+
+function textField(name, label, max) {
+  const input = h("input", { id: name, name, type: "text", maxlength: max });
+  return { name, input, el: h("label", { class: "field", for: name, dataset: { field: name } }, h("span", {}, label), input) };
+}
+
+/** Show a refusal: the message at the top, each field's problem next to the field. */
+function showErrors(form, errors, err) {
+  clear(errors);
+  form.querySelectorAll(".field-error").forEach((e) => e.remove());
+  form.querySelectorAll("[data-invalid]").forEach((e) => delete e.dataset.invalid);
+  if (!err) return;
+  const lead = err.local ? "Not sent" : err.status ? `The server refused the run (${err.status})` : "Not sent";
+  errors.append(h("p", { class: "error" }, `${lead}: ${err.message}`));
+  for (const f of err.fields || []) {
+    const top = (f.field || "").split(".")[0];
+    const target = form.querySelector(`[data-field="${CSS.escape(top)}"]`);
+    if (target) {
+      target.dataset.invalid = "";
+      target.append(h("div", { class: "field-error" }, f.field.includes(".") ? `${f.field}: ${f.msg}` : f.msg));
+    }
+  }
+}
+
+/** The multipart body: transcript, pipeline, call info, options (only those set), files. */
+function runBody(parts) {
+  const body = new FormData();
+  parts.transcript.append(body);
+  body.append("pipeline", parts.pipeline.select.value);
+  for (const m of parts.meta) if (m.input.value.trim()) body.append(m.name, m.input.value.trim());
+  const opts = {};
+  for (const o of parts.options) {
+    const v = o.value();
+    if (v !== undefined) opts[o.name] = v;
+  }
+  body.append("options", JSON.stringify(opts));
+  for (const f of parts.files) {
+    const v = f.value();
+    if (v !== undefined) body.append(f.name, v);
+  }
+  return body;
+}
+
+export async function newRunView(root, navigate) {
+  const [infos, schema] = await Promise.all([pipelines(), runOptionsSchema()]);
+  const errors = h("div", { class: "form-errors", role: "alert", "aria-live": "assertive" });
   const props = schema.properties || {};
+  // the options come from the API's schema (core.options.RunOptions): none is listed here
   const options = Object.keys(props).map((k) => optionInput(k, props[k]));
-  const featured = options.filter((o) => FEATURED.includes(o.name));
-  const more = options.filter((o) => !FEATURED.includes(o.name));
-  const financials = jsonFileField("financials", "Financials (JSON)", "quarterly statements, Alpha Vantage field names");
-  const prices = jsonFileField("prices", "Prices (JSON)", "daily OHLCV before the call");
-
+  const parts = {
+    transcript: transcriptField(),
+    pipeline: pipelineField(infos),
+    meta: [textField("company", "Company", 200), textField("ticker", "Ticker", 20), textField("period", "Period", 50)],
+    options,
+    files: [
+      jsonFileField("financials", "Financials (JSON)", "quarterly statements, Alpha Vantage field names"),
+      jsonFileField("prices", "Prices (JSON)", "daily OHLCV before the call"),
+    ],
+  };
   const submit = h("button", { type: "submit", class: "btn primary" }, "Start run");
   const form = h("form", { class: "card new-run", novalidate: true },
     h("h2", {}, "New run"),
     errors,
-    h("div", { class: "field", dataset: { field: "transcript" } },
-      h("label", { for: "transcript" }, h("span", {}, "Transcript")), drop,
-      h("div", { class: "row" }, h("label", { class: "btn small", for: "transcript-file" }, "Choose file…"), fileInput, fileNote)),
-    h("div", { class: "grid" },
-      h("label", { class: "field", for: "pipeline", dataset: { field: "pipeline" } }, h("span", {}, "Pipeline"), pipelineSel, summary),
-      meta.map((m) => m.el)),
+    parts.transcript.el,
+    h("div", { class: "grid" }, parts.pipeline.el, parts.meta.map((m) => m.el)),
     h("fieldset", { class: "options", dataset: { field: "options" } }, h("legend", {}, "Options"),
-      h("div", { class: "grid" }, featured.map((o) => o.el)),
-      h("details", {}, h("summary", {}, "More options"), h("div", { class: "grid" }, more.map((o) => o.el)))),
-    h("details", {}, h("summary", {}, "Financials and prices (optional)"), h("div", { class: "grid" }, financials.el, prices.el)),
+      h("div", { class: "grid" }, options.filter((o) => FEATURED.includes(o.name)).map((o) => o.el)),
+      h("details", {}, h("summary", {}, "More options"), h("div", { class: "grid" }, options.filter((o) => !FEATURED.includes(o.name)).map((o) => o.el)))),
+    h("details", {}, h("summary", {}, "Financials and prices (optional)"), h("div", { class: "grid" }, parts.files.map((f) => f.el))),
     h("div", { class: "row" }, submit));
-
-  const showErrors = (err) => {
-    clear(errors);
-    form.querySelectorAll(".field-error").forEach((e) => e.remove());
-    form.querySelectorAll("[data-invalid]").forEach((e) => delete e.dataset.invalid);
-    if (!err) return;
-    const lead = err.local ? "Not sent" : err.status ? `The server refused the run (${err.status})` : "Not sent";
-    errors.append(h("p", { class: "error" }, `${lead}: ${err.message}`));
-    for (const f of err.fields || []) {
-      const top = (f.field || "").split(".")[0];
-      const target = form.querySelector(`[data-field="${CSS.escape(top)}"]`);
-      if (target) {
-        target.dataset.invalid = "";
-        target.append(h("div", { class: "field-error" }, f.field.includes(".") ? `${f.field}: ${f.msg}` : f.msg));
-      }
-    }
-  };
 
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    showErrors(null);
-    const body = new FormData();
+    showErrors(form, errors, null);
+    let body;
     try {
-      if (file) body.append("transcript", file, file.name);
-      else body.append("transcript", textarea.value);
-      body.append("pipeline", pipelineSel.value);
-      for (const m of meta) if (m.input.value.trim()) body.append(m.name, m.input.value.trim());
-      const opts = {};
-      for (const o of options) {
-        const v = o.value();
-        if (v !== undefined) opts[o.name] = v;
-      }
-      body.append("options", JSON.stringify(opts));
-      for (const f of [financials, prices]) {
-        const v = f.value();
-        if (v !== undefined) body.append(f.name, v);
-      }
+      body = runBody(parts);
     } catch (err) {
-      showErrors(err);
+      showErrors(form, errors, err);
       return;
     }
     submit.disabled = true;
@@ -176,7 +198,7 @@ export async function newRunView(root, navigate) {
       const created = await api("/v1/runs", { method: "POST", body });
       navigate(`#/runs/${created.id}`);
     } catch (err) {
-      showErrors(err instanceof ApiError ? err : new ApiError(0, String(err)));
+      showErrors(form, errors, err instanceof ApiError ? err : new ApiError(0, String(err)));
     } finally {
       submit.disabled = false;
       submit.textContent = "Start run";
