@@ -1,4 +1,5 @@
-"""The contract every pipeline shares: the `Report` and what it is made of (pipelines.md)."""
+"""The contract every pipeline shares: the `Report` and what it is made of (README "What you
+get")."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from core.contract import (
 )
 
 # Bounds are also written as an enum and lengths so that grammar-constrained decoding (llama.cpp)
-# enforces them: small models ignore a bare minimum/maximum (stack.md). Values are still validated.
+# enforces them: small models ignore a bare minimum/maximum (seen on the bundled model). Values
+# are still validated.
 _CONVICTION_SCHEMA: dict[str, Any] = {"enum": list(range(101))}
 
 

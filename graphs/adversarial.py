@@ -1,5 +1,5 @@
-"""adversarial (pipelines.md section 4): CIO briefing (three analysts in parallel), the five-act
-Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals, then Judge ->
+"""adversarial (SAS, seed 004; README "Pipelines"): CIO briefing (three analysts in parallel),
+the five-act Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals, then Judge ->
 Stress analyst -> Lead analyst and the shared recommendation block."""
 
 from __future__ import annotations

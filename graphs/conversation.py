@@ -1,5 +1,5 @@
-"""Conversation (pipelines.md section 3): Writer edits, Analyst / Psychologist / Editor / Client
-give feedback in a fixed order, at most N rounds, "TERMINATE" ends early."""
+"""Conversation (SI4Fin, seed 002; README "Pipelines"): Writer edits, Analyst / Psychologist /
+Editor / Client give feedback in a fixed order, at most N rounds, "TERMINATE" ends early."""
 
 from __future__ import annotations
 

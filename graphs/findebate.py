@@ -1,4 +1,5 @@
-"""FinDebate (pipelines.md section 1): RAG, five parallel specialists, synthesis, safe debate."""
+"""FinDebate (Cai et al. 2025; README "Pipelines"): RAG, five parallel specialists, synthesis,
+safe debate."""
 
 from __future__ import annotations
 
