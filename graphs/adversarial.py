@@ -1,6 +1,6 @@
-"""adversarial (SAS, seed 004; README "Pipelines"): CIO briefing (three analysts in parallel),
-the five-act Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals, then Judge ->
-Stress analyst -> Lead analyst and the shared recommendation block."""
+"""adversarial (SAS, seed 004; README "Pipelines"): CIO briefing (three analysts in parallel), the
+five-act Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals,
+then Judge -> Stress analyst -> Lead analyst and the shared recommendation block."""
 
 from __future__ import annotations
 
