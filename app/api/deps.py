@@ -5,15 +5,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from typing import Annotated
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, Path, Query, Request
 from pydantic import WithJsonSchema
+from sse_starlette.sse import EventSourceResponse
 
 from app.api.errors import ApiError
 from app.service.runs import RunManager
 from app.settings import Settings
-from app.storage import RunRecord
+from app.storage import EvalRecord, RunRecord
 
 
 def get_settings(request: Request) -> Settings:
@@ -52,12 +54,18 @@ OwnerDep = Annotated[str | None, Depends(get_owner)]
 RunId = Annotated[str, Path(description="a run's id (32 hex digits for runs this API made)")]
 
 
-async def owned_run(run_id: RunId, manager: ManagerDep, owner: OwnerDep) -> RunRecord:
-    """The run, if it exists and the caller may see it (404 otherwise: no existence leak)."""
-    record = await manager.store.get(run_id)
+Owned = TypeVar("Owned", RunRecord, EvalRecord)
+
+
+def visible(record: Owned | None, owner: str | None, what: str) -> Owned:
+    """The record, if it exists and the caller may see it (404 otherwise: no existence leak)."""
     if record is None or (owner is not None and record.owner != owner):
-        raise ApiError(404, f"run {run_id} not found")
+        raise ApiError(404, f"{what} not found")
     return record
+
+
+async def owned_run(run_id: RunId, manager: ManagerDep, owner: OwnerDep) -> RunRecord:
+    return visible(await manager.store.get(run_id), owner, f"run {run_id}")
 
 
 RunDep = Annotated[RunRecord, Depends(owned_run)]
@@ -79,6 +87,13 @@ AfterQuery = Annotated[
 ]
 
 
+def sse_response(messages: AsyncIterator[dict[str, Any]], heartbeat: float) -> EventSourceResponse:
+    """An event stream with heartbeats, never cached or buffered by a proxy."""
+    return EventSourceResponse(
+        messages, ping=heartbeat, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
 def last_event_id(header: str | None, query: str | None) -> int:
     """The event id to resume after, from the Last-Event-ID header or `?after=` (0: from the
     start). Token ids `N.k` resume after event N."""
@@ -87,3 +102,11 @@ def last_event_id(header: str | None, query: str | None) -> int:
             raise ApiError(400, f"Last-Event-ID must be an event id, got {given!r}")
     raw = header if header is not None else query if query is not None else "0"
     return int(raw.split(".")[0])
+
+
+def resume_point(last_event_id_header: LastEventIdHeader = None, after: AfterQuery = None) -> int:
+    """Where a stream resumes: after the Last-Event-ID header's event, or `?after=`."""
+    return last_event_id(last_event_id_header, after)
+
+
+ResumeDep = Annotated[int, Depends(resume_point)]

@@ -12,8 +12,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette.sse import EventSourceResponse
 
-from app.api.deps import AfterQuery, LastEventIdHeader, OwnerDep, SettingsDep
-from app.api.deps import last_event_id as parse_last_event_id
+from app.api.deps import OwnerDep, ResumeDep, SettingsDep, sse_response, visible
 from app.api.errors import ApiError, FieldError
 from app.api.schemas import refusals
 from app.evaluation.dataset import DatasetError, load_dataset
@@ -180,10 +179,7 @@ async def create_eval(
 
 
 async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:
-    job = await evals.store.get_eval(eval_id)
-    if job is None or (owner is not None and job.owner != owner):
-        raise ApiError(404, f"eval {eval_id} not found")
-    return job
+    return visible(await evals.store.get_eval(eval_id), owner, f"eval {eval_id}")
 
 
 EvalDep = Annotated[EvalRecord, Depends(owned_eval)]
@@ -200,16 +196,8 @@ async def get_eval(job: EvalDep) -> EvalSummary:
     responses={200: {"content": {"text/event-stream": {}}}, **refusals(400, 404)},
 )
 async def eval_events(
-    job: EvalDep,
-    evals: EvalsDep,
-    settings: SettingsDep,
-    last_event_id: LastEventIdHeader = None,
-    after: AfterQuery = None,
+    job: EvalDep, evals: EvalsDep, settings: SettingsDep, after: ResumeDep
 ) -> EventSourceResponse:
     """eval_queued, eval_started, report_started, report_finished, judged, pair_judged, then
     eval_finished; replayed after Last-Event-ID."""
-    return EventSourceResponse(
-        evals.stream(job.id, parse_last_event_id(last_event_id, after)),
-        ping=settings.sse_heartbeat,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return sse_response(evals.stream(job.id, after), settings.sse_heartbeat)

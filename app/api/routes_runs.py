@@ -12,8 +12,7 @@ from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
 from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.api.deps import AfterQuery, LastEventIdHeader, ManagerDep, OwnerDep, RunDep, SettingsDep
-from app.api.deps import last_event_id as parse_last_event_id
+from app.api.deps import ManagerDep, OwnerDep, ResumeDep, RunDep, SettingsDep, sse_response
 from app.api.errors import ApiError, BodyInvalid, validation_detail
 from app.api.intake import check_transcript, read_run_request
 from app.api.schemas import (
@@ -132,16 +131,6 @@ def _report(record: RunRecord) -> Report:
     return record.report
 
 
-def _sse(
-    manager: RunManager, run_id: str, after: int, tokens: bool, heartbeat: float
-) -> EventSourceResponse:
-    return EventSourceResponse(
-        manager.stream(run_id, after=after, tokens=tokens),
-        ping=heartbeat,
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-
-
 @router.post(
     "",
     status_code=202,
@@ -188,7 +177,7 @@ async def create_run_streaming(
 ) -> EventSourceResponse:
     """Start a run and answer with its event stream (one call from POST to report)."""
     record = await _accept(request, manager, owner, settings)
-    return _sse(manager, record.id, 0, tokens, settings.sse_heartbeat)
+    return sse_response(manager.stream(record.id, tokens=tokens), settings.sse_heartbeat)
 
 
 @router.get("", response_model=RunPage)
@@ -258,17 +247,12 @@ async def run_events(
     record: RunDep,
     manager: ManagerDep,
     settings: SettingsDep,
-    last_event_id: LastEventIdHeader = None,
-    after: AfterQuery = None,
+    after: ResumeDep,
     tokens: bool = False,
 ) -> EventSourceResponse:
     """The run's events from the start (or after Last-Event-ID) until run_finished."""
-    return _sse(
-        manager,
-        record.id,
-        parse_last_event_id(last_event_id, after),
-        tokens,
-        settings.sse_heartbeat,
+    return sse_response(
+        manager.stream(record.id, after=after, tokens=tokens), settings.sse_heartbeat
     )
 
 

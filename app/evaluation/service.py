@@ -17,6 +17,7 @@ import os
 import socket
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -177,10 +178,7 @@ class EvalManager:
         out = Path(spec.out)
         table = await asyncio.to_thread(write_tables, out, records, evaluation.pairwise_results())
         await asyncio.to_thread(write_chart, out, records)
-        t = evaluation.tally
-        tally = {"ran": t.ran, "reused": t.reused, "failed": t.failed,
-                 "model_calls": t.model_calls, "cached_calls": t.cached_calls,
-                 "judged": t.judged, "pairs": t.pairs}  # fmt: skip
+        tally = {k: v for k, v in asdict(evaluation.tally).items() if k != "errors"}
         result = EvalResult(table=table, rows=summarize(records), tally=tally)
         await self.store.update_eval(record.id, result=result)
 

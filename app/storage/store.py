@@ -91,7 +91,11 @@ class Store:
         if database_url:
             engine = create_async_engine(async_url, pool_size=10, pool_pre_ping=True)
         else:
-            engine = create_async_engine(async_url, connect_args={"timeout": 30})
+            # one connection kept (as the store always had); up to 7 more for bursts of reads,
+            # closed when returned, so thousands of streams do not keep files open
+            engine = create_async_engine(
+                async_url, connect_args={"timeout": 30}, pool_size=1, max_overflow=7
+            )
             sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return cls(engine)
 

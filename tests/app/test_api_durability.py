@@ -58,6 +58,17 @@ def _get(port: int, path: str) -> Any:
         return json.loads(resp.read())
 
 
+def _post(port: int, path: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        method="POST",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
 def _events(port: int, run_id: str) -> list[dict[str, Any]]:
     """The stored log so far (replay stream, closed by us once caught up)."""
     req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/runs/{run_id}/events")
@@ -82,14 +93,7 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
     port, data, log = _port(), tmp_path / "data", tmp_path / "server.log"
     server = _start(port, data, log)
     try:
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/runs",
-            method="POST",
-            data=json.dumps({"transcript": SAMPLE.read_text()}).encode(),
-            headers={"content-type": "application/json"},
-        )
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            run_id = json.loads(resp.read())["id"]
+        run_id = _post(port, "/v1/runs", {"transcript": SAMPLE.read_text()})["id"]
         # wait until the specialists are done and the synthesizer is working, then kill
         with urllib.request.urlopen(
             f"http://127.0.0.1:{port}/v1/runs/{run_id}/events", timeout=30
@@ -155,12 +159,7 @@ def test_sigkill_mid_evaluation_then_resume(tmp_path: Path) -> None:
     }
     server = _start(port, data, log)
     try:
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{port}/v1/evals", method="POST",
-            data=json.dumps(body).encode(), headers={"content-type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            eval_id = json.loads(resp.read())["id"]
+        eval_id = _post(port, "/v1/evals", body)["id"]
         with urllib.request.urlopen(
             f"http://127.0.0.1:{port}/v1/evals/{eval_id}/events", timeout=60
         ) as resp:
