@@ -26,8 +26,6 @@ from nodes.parsing import unparseable, write_draft
 from nodes.tracing import NodeFn, traced
 from prompts import render
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("factual_analyst", remote=1500, local=250),
     Role("behavioral_analyst", remote=1500, local=250),

@@ -21,8 +21,6 @@ from nodes.calls import say
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("writer", remote=3000, local=600),
     Role("analyst", remote=1200, local=250),

@@ -16,8 +16,6 @@ from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
 from prompts import render
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("trust", remote=3000, local=450),
     Role("skeptic", remote=3000, local=450),

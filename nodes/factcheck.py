@@ -19,8 +19,6 @@ from core.state import Draft, PipelineState
 from nodes.calls import say
 from nodes.tracing import traced
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("fact_checker", remote=3500, local=700),
 )

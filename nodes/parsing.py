@@ -15,8 +15,6 @@ from core.roles import Role, roles
 from core.state import Draft
 from prompts import Prompt, render
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     # local: the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always
     # fits, so grammar-constrained output is never cut off mid-JSON

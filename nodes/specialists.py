@@ -13,8 +13,6 @@ from core.state import Analysis, PipelineState
 from nodes.calls import say
 from nodes.tracing import NodeFn, traced
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("earnings_analyst", remote=1800, local=300),
     Role("market_predictor", remote=1800, local=300),

@@ -16,8 +16,6 @@ from nodes.specialists import SPECIALISTS
 from nodes.tracing import NodeFn, traced
 from prompts import Prompt, render
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("synthesizer", remote=3000, local=600),
 )

@@ -25,8 +25,6 @@ from nodes.calls import ask, say
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 
-# The roles this module's nodes ask models for: completion tokens for a hosted model
-# and for the bundled local model.
 ROLES = roles(
     Role("simple_writer", remote=3000, local=500),
     Role("advanced_writer", remote=4000, local=600),
