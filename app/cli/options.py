@@ -33,6 +33,17 @@ def _inner(annotation: Any) -> Any:
     return annotation
 
 
+def _bounds(field: FieldInfo) -> str:
+    """` (20-400)` from the field's own bounds."""
+    low = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+    high = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" (>= {low})"
+    return f" ({low}-{high})" if low is not None else f" (<= {high})"
+
+
 def cli_fields(options: type[RunOptions] = RunOptions) -> dict[str, FieldInfo]:
     return {k: f for k, f in options.model_fields.items() if surface(f).cli}
 
@@ -43,12 +54,14 @@ def add_flags(parser: argparse.ArgumentParser, options: type[RunOptions] = RunOp
     for name, field in cli_fields(options).items():
         meta = surface(field)
         only = f" [{', '.join(meta.pipelines)} only]" if meta.pipelines else ""
-        help_text = (field.description or name) + only
+        help_text = (field.description or name) + _bounds(field) + only
         flag = flag_of(name, field)
         typ = _inner(field.annotation)
         kw: dict[str, Any] = {"dest": f"opt_{name}", "help": help_text, "default": None}
         if typ is bool:
             kw.update(action="store_const", const=not field.default)
+            if field.default is True:
+                kw["help"] = f"turn off: {help_text}"
         elif get_origin(typ) is Literal:
             kw.update(choices=list(get_args(typ)))
         elif get_origin(typ) is tuple:
