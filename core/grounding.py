@@ -19,10 +19,12 @@ _SCALES: dict[str, float] = {
     "thousand": 1e3,
     "k": 1e3,
     "million": 1e6,
+    "mln": 1e6,
     "mn": 1e6,
     "mm": 1e6,
     "m": 1e6,
     "billion": 1e9,
+    "bln": 1e9,
     "bn": 1e9,
     "b": 1e9,
     "trillion": 1e12,
@@ -34,7 +36,7 @@ _NUMBER_RE = re.compile(
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<pct>%|percent\b|per cent\b)"
     r"|\s?(?P<bps>basis points\b|bps\b)"
-    r"|\s?(?P<scale>thousand|million|billion|trillion|mn|mm|bn|tn|[kKmMbB])\b)?",
+    r"|\s?(?P<scale>thousand|million|billion|trillion|mln|bln|mn|mm|bn|tn|[kKmMbB])\b)?",
     re.IGNORECASE,
 )
 # Words that make a number the report's own apparatus rather than a claim about the call.

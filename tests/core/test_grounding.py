@@ -52,3 +52,14 @@ def test_the_closest_figure_is_the_one_cited() -> None:
     (check,) = check_numbers("Revenue rose 10.7%.", [source])
     assert check.grounded and check.source_text == "10.7%"
     assert check.source_start == source.index("10.7%")
+
+
+def test_ectsum_scale_words() -> None:
+    """ECTSum's bullets write "$6.15 bln" and "$109.8 mln": the same values as the call's."""
+    from core.grounding import extract_figures, same_figure
+
+    [bln] = extract_figures("sees revenue $6.15 bln")
+    [mln] = extract_figures("net income $109.8 mln")
+    [call_b] = extract_figures("$6.15 billion")
+    [call_m] = extract_figures("$109.8 million")
+    assert same_figure(bln, call_b) and same_figure(mln, call_m) and bln.value == 6.15e9

