@@ -231,6 +231,110 @@ class CallInfo(BaseModel):
 RunStatus = Literal["succeeded", "degraded"]
 
 
+# -- call facts: written by code from the transcript, no model ---------------------------------
+
+Direction = Literal["raised", "lowered", "reaffirmed", "introduced", "withdrawn"]
+
+
+class ToneScore(BaseModel):
+    group: str = Field(description="whole call, prepared remarks, Q&A, management, analysts")
+    words: int
+    positive: int
+    negative: int
+    uncertainty: int
+    net_tone: float = Field(description="(positive - negative) / (positive + negative), -1..1")
+    uncertainty_per_1k: float = Field(description="uncertainty words per 1,000 words")
+
+
+class TonePassage(BaseModel):
+    text: str
+    speaker: str | None
+    start: int
+    end: int
+    score: int = Field(description="positive minus negative words")
+
+
+class ToneReport(BaseModel):
+    lexicon: str = "Loughran-McDonald word lists"
+    groups: list[ToneScore]
+    most_positive: list[TonePassage]
+    most_negative: list[TonePassage]
+
+
+class KeyFigure(BaseModel):
+    """One headline figure the call states."""
+
+    metric: str = Field(description="what it measures, e.g. revenue, eps_adjusted, net_income")
+    label: str = Field(description="for a reader, e.g. Adjusted EPS")
+    text: str = Field(description="the figure as stated, e.g. $1.73")
+    value: float = Field(description="normalised: units (money, counts) or percent points")
+    kind: Literal["percent", "money", "plain"]
+    period: str | None = Field(default=None, description="e.g. Q3, FY 2021")
+    comparison: str | None = Field(
+        default=None, description="what the call compares it with, e.g. vs $1.78 a year ago"
+    )
+    speaker: str | None = None
+    section: str
+    start: int = Field(description="character span of the figure in the transcript")
+    end: int
+    sentence: str = Field(description="the sentence that states it")
+    salience: float = Field(description="rank score: metric weight, position, comparison")
+
+
+class GuidanceItem(BaseModel):
+    """A forward-looking figure or range the call states."""
+
+    metric: str
+    label: str
+    text: str = Field(description='as stated, e.g. "$6.15 billion to $6.21 billion"')
+    low: float
+    high: float
+    kind: Literal["percent", "money", "plain"]
+    period: str | None = None
+    direction: Direction | None = Field(
+        default=None, description="when the call states it: raised, lowered, reaffirmed..."
+    )
+    speaker: str | None = None
+    section: str
+    start: int
+    end: int
+    sentence: str
+
+
+class QaQuestion(BaseModel):
+    asker: str | None
+    text: str
+    start: int
+    end: int
+    answered_with_figure: bool = Field(
+        description="the management answer that follows states a figure"
+    )
+
+
+class QaTheme(BaseModel):
+    topic: str = Field(description="the theme's most telling words")
+    questions: list[QaQuestion]
+
+
+class Highlight(BaseModel):
+    """A telegram-style bullet (ECTSum's style) built from a key figure or guidance row."""
+
+    text: str
+    source: Literal["key_figure", "guidance"]
+    spans: list[tuple[int, int]] = Field(description="where its figures stand in the transcript")
+
+
+class CallFacts(BaseModel):
+    """The call's facts, built by code; every figure traceable to its span."""
+
+    key_figures: list[KeyFigure] = Field(default_factory=list)
+    guidance: list[GuidanceItem] = Field(default_factory=list)
+    tone: ToneReport | None = None
+    qa_themes: list[QaTheme] = Field(default_factory=list)
+    highlights: list[Highlight] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what was not found, and why")
+
+
 class Report(BaseModel):
     """One report shape for every pipeline."""
 
@@ -243,6 +347,11 @@ class Report(BaseModel):
     recommendations: list[Recommendation] = Field(
         default_factory=list,
         description="exactly 1d, 1w, 1m when status is succeeded; empty when the parse failed",
+    )
+    facts: CallFacts | None = Field(
+        default=None,
+        description="call facts computed from the transcript by code (no model): key figures, "
+        "guidance, tone, Q&A themes, highlights",
     )
     failures: list[NodeFailure] = Field(default_factory=list)
     evidence: Evidence = Field(default_factory=Evidence)

@@ -11,91 +11,20 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel, Field
 
 from core.chunking import iter_sentences
+from core.contract import (
+    CallFacts,
+    Direction,
+    GuidanceItem,
+    Highlight,
+    KeyFigure,
+    QaQuestion,
+    QaTheme,
+)
 from core.grounding import Figure, extract_figures
-from core.tone import ToneReport, tone_of
+from core.tone import tone_of
 from core.transcript import Transcript, Turn
-
-Direction = Literal["raised", "lowered", "reaffirmed", "introduced", "withdrawn"]
-
-
-class KeyFigure(BaseModel):
-    """One headline figure the call states."""
-
-    metric: str = Field(description="what it measures, e.g. revenue, eps_adjusted, net_income")
-    label: str = Field(description="for a reader, e.g. Adjusted EPS")
-    text: str = Field(description="the figure as stated, e.g. $1.73")
-    value: float = Field(description="normalised: units (money, counts) or percent points")
-    kind: Literal["percent", "money", "plain"]
-    period: str | None = Field(default=None, description="e.g. Q3, FY 2021")
-    comparison: str | None = Field(
-        default=None, description="what the call compares it with, e.g. vs $1.78 a year ago"
-    )
-    speaker: str | None = None
-    section: str
-    start: int = Field(description="character span of the figure in the transcript")
-    end: int
-    sentence: str = Field(description="the sentence that states it")
-    salience: float = Field(description="rank score: metric weight, position, comparison")
-
-
-class GuidanceItem(BaseModel):
-    """A forward-looking figure or range the call states."""
-
-    metric: str
-    label: str
-    text: str = Field(description='as stated, e.g. "$6.15 billion to $6.21 billion"')
-    low: float
-    high: float
-    kind: Literal["percent", "money", "plain"]
-    period: str | None = None
-    direction: Direction | None = Field(
-        default=None, description="when the call states it: raised, lowered, reaffirmed..."
-    )
-    speaker: str | None = None
-    section: str
-    start: int
-    end: int
-    sentence: str
-
-
-class QaQuestion(BaseModel):
-    asker: str | None
-    text: str
-    start: int
-    end: int
-    answered_with_figure: bool = Field(
-        description="the management answer that follows states a figure"
-    )
-
-
-class QaTheme(BaseModel):
-    topic: str = Field(description="the theme's most telling words")
-    questions: list[QaQuestion]
-
-
-class Highlight(BaseModel):
-    """A telegram-style bullet (ECTSum's style) built from a key figure or guidance row."""
-
-    text: str
-    source: Literal["key_figure", "guidance"]
-    spans: list[tuple[int, int]] = Field(description="where its figures stand in the transcript")
-
-
-class CallFacts(BaseModel):
-    """The call's facts, built by code; every figure traceable to its span."""
-
-    key_figures: list[KeyFigure] = Field(default_factory=list)
-    guidance: list[GuidanceItem] = Field(default_factory=list)
-    tone: ToneReport | None = None
-    qa_themes: list[QaTheme] = Field(default_factory=list)
-    highlights: list[Highlight] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="what was not found, and why")
-
 
 # -- metrics ------------------------------------------------------------------------------------
 
@@ -312,6 +241,35 @@ def _clause_end(sentence: str, i: int, limit: int) -> int:
     return i + (cut if cut > 0 else len(rest))
 
 
+_CHANGE_BEFORE = re.compile(
+    r"\b(?P<verb>grew|rose|increased|was up|were up|declined|decreased|fell|was down|were down)\s+"
+    r"(?P<pct>[\d.,]+\s?%|[\d.,]+ percent)(?P<rest>[^,;.]{0,40}?)\s+to\s*$",
+    re.IGNORECASE,
+)
+_CLAUSE_OK = re.compile(
+    r",\s*(?:compared|up|down|versus|vs|an? (?:increase|decrease)|from)\b", re.I
+)
+
+
+def _change_before(sentence: str, fig: Figure) -> tuple[str, int] | None:
+    """ "Revenue grew 8.4% year over year to $612 million": the change, and where it starts."""
+    m = _CHANGE_BEFORE.search(sentence[max(0, fig.start - 80) : fig.start])
+    if m is None:
+        return None
+    phrase = " ".join(f"{m.group('verb')} {m.group('pct')}{m.group('rest')}".split())
+    return phrase, max(0, fig.start - 80) + m.start("pct")
+
+
+def _window(sentence: str, start: int, limit: int) -> int:
+    """Where a comparison cue may be looked for: up to the next clause break, unless the next
+    clause is itself a comparison (", compared with", ", up from")."""
+    end = min(len(sentence), start + limit)
+    comma = sentence.find(",", start, end)
+    if comma != -1 and not _CLAUSE_OK.match(sentence, comma):
+        return comma
+    return end
+
+
 def _comparison(sentence: str, fig: Figure, others: Sequence[Figure]) -> str | None:
     """What the sentence compares the figure with: the words from a comparison cue to the next
     figure after it ("compared with $1.78 a share reported in the same quarter of last year"),
@@ -321,9 +279,10 @@ def _comparison(sentence: str, fig: Figure, others: Sequence[Figure]) -> str | N
     if change is not None:
         phrase = sentence[change.start() : _clause_end(sentence, change.end(), 60)]
         return " ".join(phrase.split()).rstrip(" ,;.").removeprefix(",").strip().removeprefix("or ")
-    cue = _COMPARE.search(sentence, tail_start, tail_start + 80)
+    cue = _COMPARE.search(sentence, tail_start, _window(sentence, tail_start, 80))
     if cue is None:
-        return None
+        before = _change_before(sentence, fig)
+        return before[0] if before else None
     nxt = next((o for o in others if o.start >= cue.start()), None)
     if nxt is None or nxt.start - cue.end() >= 60:
         return None
@@ -341,14 +300,29 @@ def _weight(s: Sentence, n: int, total: int) -> float:
     return position + (0.3 if is_management(s.turn.speaker) and not is_qa(s.turn.section) else 0)
 
 
+def call_period(sents: list[Sentence]) -> str | None:
+    """The period the call reports on: the first quarter its prepared remarks name outside a
+    forward-looking sentence ("welcome to the second quarter 2026 earnings call")."""
+    for s in sents[:40]:
+        found = period_of(s.text)
+        if found and found.startswith("Q") and not _FORWARD.search(s.text):
+            return found
+    return None
+
+
 def key_figures(transcript: Transcript, sents: list[Sentence]) -> list[KeyFigure]:
-    """Headline figures, ranked by salience, at most two per metric and 12 in all."""
+    """Headline figures, ranked by salience, at most two per metric and 12 in all; a figure
+    whose sentence names no period is the call's period's."""
     rows: list[KeyFigure] = []
+    default_period = call_period(sents)
     for n, s in enumerate(sents):
         if _SAFE_HARBOR.search(s.text) or _FORWARD.search(s.text):
             continue  # boilerplate, or guidance (kept apart)
         figs = _figures(s.text)
+        changes = {c[1] for f in figs if (c := _change_before(s.text, f)) is not None}
         for i, fig in enumerate(figs):
+            if fig.start in changes:
+                continue  # the change of the figure after it ("grew 8.4% ... to $612 million")
             end = fig.start + len(fig.text)
             metric = _metric_for(s.text, fig.start, end, fig.kind, fig.value)
             if metric is None or (fig.kind == "plain" and fig.value < 10):
@@ -366,7 +340,8 @@ def key_figures(transcript: Transcript, sents: list[Sentence]) -> list[KeyFigure
             rows.append(
                 KeyFigure(
                     metric=metric.name, label=metric.label, text=fig.text, value=fig.value,
-                    kind=fig.kind, period=period_of(s.text), comparison=comparison,
+                    kind=fig.kind, period=period_of(s.text) or default_period,
+                    comparison=comparison,
                     speaker=s.turn.speaker, section=s.turn.section, start=offset,
                     end=offset + len(fig.text), sentence=s.text, salience=round(score, 3),
                 )
@@ -430,6 +405,8 @@ def guidance(sents: list[Sentence]) -> list[GuidanceItem]:
             )
             if metric is None or (fig.kind == "plain" and fig.value < 10 and metric.name != "eps"):
                 continue
+            if joined and re.search(r"\bfrom\s*$", s.text[max(0, fig.start - 12) : fig.start]):
+                continue  # the range it replaces ("to $2.40 to $2.46 billion, from $2.35 ...")
             low, high = sorted((fig.value, last.value))
             if joined and fig.kind != last.kind and "plain" not in (fig.kind, last.kind):
                 continue
@@ -599,3 +576,88 @@ def call_facts(
         highlights=highlights(figures, outlook),
         notes=notes,
     )
+
+
+# -- as text: the report's section and the models' verified data block -------------------------
+
+FACTS_HEADING = "## Call facts"
+FACTS_END = "_End of the call facts. What follows was written by the model(s) named above._"
+
+
+def _cell(text: str | None) -> str:
+    return " ".join((text or "").split()).replace("|", "\\|") or "—"
+
+
+def _quote(text: str, n: int = 220) -> str:
+    text = " ".join(text.split())
+    return _cell(text if len(text) <= n else text[: n - 1] + "…")
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str | None]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _theme_line(theme: QaTheme) -> str:
+    askers = sorted({q.asker or "?" for q in theme.questions})
+    answered = sum(q.answered_with_figure for q in theme.questions)
+    n = len(theme.questions)
+    return (
+        f"- **{_cell(theme.topic)}**: {n} question{'s' * (n != 1)} ({', '.join(askers)}); "
+        f"{answered} answered with a figure"
+    )
+
+
+def facts_markdown(facts: CallFacts) -> str:
+    """The report's "Call facts" section: written by code, marked as such, before the model's
+    prose; every figure in it is stated in the call."""
+    lines = [FACTS_HEADING, "", "_Computed from the transcript by code, no model: every figure "
+             "below is stated in the call._", ""]  # fmt: skip
+    if facts.highlights:
+        lines += ["**Highlights**", ""] + [f"- {_cell(h.text)}" for h in facts.highlights] + [""]
+    if facts.key_figures:
+        rows = [[k.label, k.text, k.period, k.comparison, k.speaker] for k in facts.key_figures]
+        head = ("Metric", "Figure", "Period", "Compared with", "Speaker")
+        lines += ["**Key figures**", "", *_table(head, rows), ""]
+    if facts.guidance:
+        rows = [[g.label, g.text, g.period, g.direction, g.speaker] for g in facts.guidance]
+        head = ("Metric", "Guidance", "Period", "Direction", "Speaker")
+        lines += ["**Guidance**", "", *_table(head, rows), ""]
+    if facts.tone is not None:
+        tone_rows = [
+            [s.group, f"{s.net_tone:+.2f}", f"{s.uncertainty_per_1k:.1f}", f"{s.words:,}"]
+            for s in facts.tone.groups
+        ]
+        tone_head = ("Part of the call", "Net tone (-1..1)", "Uncertainty / 1,000 words", "Words")
+        lines += [f"**Tone** ({facts.tone.lexicon})", "", *_table(tone_head, tone_rows), ""]
+        for label, passages in (("Most positive", facts.tone.most_positive),
+                                ("Most negative", facts.tone.most_negative)):  # fmt: skip
+            for p in passages[:1]:
+                lines += [f"{label}: “{_quote(p.text)}” ({p.speaker or 'call'})", ""]
+    if facts.qa_themes:
+        lines += ["**What the analysts asked**", ""] + [_theme_line(t) for t in facts.qa_themes]
+        lines += [""]
+    if facts.notes:
+        lines += [f"_Not found: {_cell('; '.join(facts.notes))}._", ""]
+    lines.append(FACTS_END)
+    return "\n".join(lines)
+
+
+def facts_block(facts: CallFacts) -> str:
+    """The facts as a verified data block for prompts: compact, one row per line."""
+    lines = []
+    for k in facts.key_figures:
+        extra = "; ".join(x for x in (k.period, k.comparison, k.speaker) if x)
+        lines.append(f"- {k.label}: {k.text}" + (f" ({extra})" if extra else ""))
+    for g in facts.guidance:
+        extra = "; ".join(x for x in (g.period, g.direction, g.speaker) if x)
+        lines.append(f"- Guidance, {g.label}: {g.text}" + (f" ({extra})" if extra else ""))
+    if facts.tone is not None:
+        tones = ", ".join(f"{s.group} {s.net_tone:+.2f}" for s in facts.tone.groups)
+        lines.append(f"- Tone (Loughran-McDonald net tone, -1..1): {tones}")
+    for t in facts.qa_themes[:6]:
+        answered = sum(q.answered_with_figure for q in t.questions)
+        lines.append(f"- Analysts asked about {t.topic} ({len(t.questions)} question(s), "
+                     f"{answered} answered with a figure)")  # fmt: skip
+    return "\n".join(lines) or "- (no figures, guidance or Q&A were found in the call)"

@@ -12,6 +12,7 @@ import textstat
 from pydantic import BaseModel, Field
 
 from core.contract import HORIZONS, Horizon, Position, Report
+from core.facts import FACTS_END, FACTS_HEADING
 from core.grounding import Figure, check_numbers, extract_figures, same_figure
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
@@ -28,9 +29,17 @@ _HEADER_LINE = re.compile(r"^(# .*|_Pipeline `.*|> \*\*Model note:\*\*.*)$")
 
 
 def report_prose(report: Report) -> str:
-    """The report's Markdown without the title/pipeline/model-note lines every report starts
-    with (they are ours, not the model's)."""
-    return "\n".join(ln for ln in report.markdown.splitlines() if not _HEADER_LINE.match(ln))
+    """The report's Markdown without what code wrote: the title/pipeline/model-note lines every
+    report starts with, and the "Call facts" section."""
+    lines, out, in_facts = report.markdown.splitlines(), [], False
+    for ln in lines:
+        if ln.strip() == FACTS_HEADING:
+            in_facts = True
+        elif in_facts and ln.strip() == FACTS_END:
+            in_facts = False
+        elif not in_facts and not _HEADER_LINE.match(ln):
+            out.append(ln)
+    return "\n".join(out)
 
 
 class Readability(BaseModel):

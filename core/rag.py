@@ -135,6 +135,10 @@ class TranscriptIndex:
         with self._locks_guard:
             return self._locks.setdefault(name, threading.Lock())
 
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings of `texts` with the index's model (blocking)."""
+        return self._embeddings.embed_documents(list(texts)) if texts else []
+
     def ingest(self, transcript_sha: str, chunks: Sequence[Chunk], scheme: str) -> IngestResult:
         """Embed and index the chunks unless this exact transcript+scheme+model is indexed."""
         if not chunks:

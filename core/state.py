@@ -10,6 +10,7 @@ from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from core.contract import (
+    CallFacts,
     CallInfo,
     DebateTurn,
     EvidencePassage,
@@ -87,6 +88,7 @@ class PipelineState(TypedDict, total=False):
     pipeline: str
     financials: Financials | None
     prices: Prices | None
+    facts: CallFacts
     collection: str
     evidence: dict[str, list[EvidencePassage]]
     analyses: Annotated[dict[str, Analysis], merge_dicts]
@@ -119,6 +121,15 @@ def checkpoint_types() -> tuple[type, ...]:
         Draft,
         Transcript,
         Turn,
+        contract.CallFacts,
+        contract.KeyFigure,
+        contract.GuidanceItem,
+        contract.QaQuestion,
+        contract.QaTheme,
+        contract.Highlight,
+        contract.ToneReport,
+        contract.ToneScore,
+        contract.TonePassage,
         contract.CallInfo,
         contract.Chunk,
         contract.Citation,

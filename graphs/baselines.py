@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from langgraph.graph import START
-
-from graphs._common import add_report
+from graphs._common import add_report, add_start
 from graphs.findebate import PipelineGraph, add_multi_agent_draft, new_graph
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.synthesis import make_writer
@@ -20,9 +18,9 @@ STANDARD_QUERIES: tuple[str, ...] = (
 def build_zero_shot() -> PipelineGraph:
     """The transcript straight to one writer prompt; no retrieval, no agents."""
     graph = new_graph()
+    add_start(graph, "synthesize")
     graph.add_node("synthesize", make_writer("transcript"))
     add_report(graph)
-    graph.add_edge(START, "synthesize")
     graph.add_edge("synthesize", "fact_check")
     return graph
 
@@ -31,11 +29,11 @@ def build_standard_rag() -> PipelineGraph:
     """Fixed-size chunks, one generic query set, embeddings only (the paper's standard RAG),
     one writer over the retrieved passages."""
     graph = new_graph()
+    add_start(graph, "ingest")
     graph.add_node("ingest", make_ingest("fixed"))
     graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}, "dense"))
     graph.add_node("synthesize", make_writer("evidence"))
     add_report(graph)
-    graph.add_edge(START, "ingest")
     graph.add_edge("ingest", "retrieve")
     graph.add_edge("retrieve", "synthesize")
     graph.add_edge("synthesize", "fact_check")

@@ -3,11 +3,11 @@ Editor / Client give feedback in a fixed order, at most N rounds, "TERMINATE" en
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from langgraph.graph import StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
-from graphs._common import add_report, pipeline_graph
+from graphs._common import add_report, add_start, pipeline_graph
 from nodes.conversation import (
     REVIEWERS,
     ConversationState,
@@ -23,12 +23,12 @@ ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, Pip
 
 def build_conversation() -> ConversationGraph:
     graph: ConversationGraph = pipeline_graph(ConversationState)
+    add_start(graph, "writer")
     graph.add_node("writer", writer_node)
     for role in REVIEWERS:
         graph.add_node(role, make_reviewer(role))
     graph.add_node("finalize", finalize)
     add_report(graph)
-    graph.add_edge(START, "writer")
     graph.add_conditional_edges("writer", next_speaker, {r: r for r in REVIEWERS})
     for role in ("analyst", "psychologist", "editor"):
         graph.add_edge(role, "writer")

@@ -3,11 +3,11 @@ safe debate."""
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from langgraph.graph import StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput, PipelineState
-from graphs._common import add_report, pipeline_graph
+from graphs._common import add_report, add_start, pipeline_graph
 from nodes.debate import debate_log, leader, skeptic, trust
 from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
 from nodes.retrieval import make_ingest, make_retrieve
@@ -22,10 +22,11 @@ def new_graph() -> PipelineGraph:
 
 
 def add_multi_agent_draft(graph: PipelineGraph) -> None:
-    """Steps 1-4: ingest -> retrieve -> five specialists in one super-step -> synthesize."""
+    """Steps 1-4: (the call's facts) -> ingest -> retrieve -> five specialists in one super-step
+    -> synthesize."""
+    add_start(graph, "ingest")
     graph.add_node("ingest", make_ingest("recursive"))
     graph.add_node("retrieve", make_retrieve(FINDEBATE_DIMENSIONS))
-    graph.add_edge(START, "ingest")
     graph.add_edge("ingest", "retrieve")
     for role in SPECIALISTS:
         graph.add_node(role, make_specialist(role))

@@ -5,11 +5,11 @@ that run."""
 
 from __future__ import annotations
 
-from langgraph.graph import START, StateGraph
+from langgraph.graph import StateGraph
 
 from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput
-from graphs._common import add_report, pipeline_graph
+from graphs._common import add_report, add_start, pipeline_graph
 from nodes import writer_feedback as wf
 from nodes.writer_feedback import WriterFeedbackState
 
@@ -18,6 +18,7 @@ WriterFeedbackGraph = StateGraph[WriterFeedbackState, RunContext, PipelineInput,
 
 def build_writer_feedback() -> WriterFeedbackGraph:
     graph: WriterFeedbackGraph = pipeline_graph(WriterFeedbackState)
+    add_start(graph, "plan")
     graph.add_node("plan", wf.plan)
     graph.add_node("simple_writer", wf.simple_writer)
     graph.add_node("advanced_writer", wf.advanced_writer)
@@ -32,7 +33,6 @@ def build_writer_feedback() -> WriterFeedbackGraph:
     graph.add_node("finalize", wf.finalize)
     add_report(graph)
 
-    graph.add_edge(START, "plan")
     graph.add_conditional_edges("plan", wf.route_start, ["simple_writer", "advanced_writer"])
     graph.add_conditional_edges(
         "simple_writer", wf.route_simple, ["panel", *wf.REVIEWERS, "judge", "finalize"]

@@ -23,6 +23,7 @@ from core.contract import (
     Report,
     calls_line,
 )
+from core.facts import facts_markdown
 from core.grounding import check_numbers, grounding_sources
 from core.injection import find_injections, injection_note
 from core.market import scorecard
@@ -108,6 +109,9 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
             + ", ".join(links.unresolved)
         )
     header = _header(state, final.model, ctx.model_note, injections)
+    facts = state.get("facts")
+    if facts is not None:  # code's section first, then the model's prose
+        header = f"{header}\n\n{facts_markdown(facts)}"
     return Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",
@@ -116,6 +120,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         transcript_sha256=transcript.sha256,
         markdown=f"{header}\n\n{body}{footnotes}\n\n{section}",  # the report ends in its calls
         recommendations=final.recommendations or [],
+        facts=facts,
         failures=failures,
         evidence=Evidence(
             passages=passages,

@@ -45,7 +45,7 @@ def test_pipelines_for_drawing(tmp_path: Path) -> None:
         body = client.get("/v1/pipelines").json()
     assert [p["name"] for p in body] == list(PIPELINES)
     fd = next(p for p in body if p["name"] == "findebate")
-    assert fd["nodes"][:2] == ["ingest", "retrieve"] and "revert" in fd["nodes"]
+    assert fd["nodes"][:3] == ["facts", "ingest", "retrieve"] and "revert" in fd["nodes"]
     assert {
         "source": "integrity_check",
         "target": "revert",

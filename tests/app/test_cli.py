@@ -107,7 +107,7 @@ def test_pipelines_and_graph(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["pipelines", "--json"]) == EXIT_OK
     listing = json.loads(capsys.readouterr().out)
     assert set(listing) == set(PIPELINES)
-    assert listing["findebate"]["nodes"][:2] == ["ingest", "retrieve"]
+    assert listing["findebate"]["nodes"][:3] == ["facts", "ingest", "retrieve"]
     assert main(["graph", "findebate"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "integrity_check -.-> revert" in out and "graph TD" in out

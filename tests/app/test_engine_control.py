@@ -128,5 +128,5 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
     assert done is not None and done.status == "succeeded"
     finished = Counter(e.data["node"] for e in events if e.type == "node_finished")
     assert finished["report"] == 1 and set(finished.values()) == {1}
-    assert len(finished) == 15  # every findebate node, once
+    assert len(finished) == 16  # every findebate node (facts included), once
     assert events[-1].type == "run_finished"

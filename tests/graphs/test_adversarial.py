@@ -116,8 +116,9 @@ async def test_no_press_when_both_rebuttals_convince(fake_engine: Any, sample_te
     r = out.report
     assert r.status == "succeeded" and len(r.recommendations) == 3
     n = nodes(r)
-    assert set(n[:3]) == {"factual_analyst", "behavioral_analyst", "market_analyst"}
-    assert n[3] == "briefing" and "bull_press" not in n and "bear_press" not in n
+    assert n[0] == "facts"  # the call facts, by code, before any model writes
+    assert set(n[1:4]) == {"factual_analyst", "behavioral_analyst", "market_analyst"}
+    assert n[4] == "briefing" and "bull_press" not in n and "bear_press" not in n
     assert acts(r) == [
         ("bull", "opening"),
         ("bear", "opening"),

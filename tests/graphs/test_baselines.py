@@ -33,7 +33,7 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
     async with fake_engine(models, transcript_words=50) as engine:
         out = await engine.run("zero_shot", parse_transcript(sample_text))
     assert out.report is not None and out.report.status == "succeeded"
-    assert [t.node for t in out.report.trace] == ["synthesize", "fact_check", "report"]
+    assert [t.node for t in out.report.trace] == ["facts", "synthesize", "fact_check", "report"]
     prompt = writer.calls[0].text
     assert "Northwind" in prompt and "speculate on that" not in prompt  # cut at 50 words
     assert any("first 50 words" in n for n in out.report.notes)

@@ -35,7 +35,7 @@ async def test_debate_accepted_when_stance_preserved(fake_engine: Any, sample_te
     assert report.markdown.rstrip().endswith("|")  # ends in the canonical table
     assert "## Recommendations" in prose(report.markdown)
     nodes = [t.node for t in report.trace]
-    assert nodes[:2] == ["ingest", "retrieve"]
+    assert nodes[:3] == ["facts", "ingest", "retrieve"]
     assert set(SPECIALISTS) <= set(nodes)
     assert nodes[-6:] == ["skeptic", "leader", "integrity_check", "accept", "fact_check", "report"]
     assert "revert" not in nodes

@@ -72,7 +72,7 @@ async def test_simple_writer_alone(fake_engine: Any, sample_text: str) -> None:
     out = await run(fake_engine, m, "simple_writer", sample_text)
     r = out.report
     assert r.status == "succeeded" and len(r.recommendations) == 3
-    assert ran(r) == ["plan", "simple_writer", "finalize", "fact_check", "report"]
+    assert ran(r) == ["facts", "plan", "simple_writer", "finalize", "fact_check", "report"]
     assert "SIMPLE 1" in r.markdown and wf(r)["chosen"] == "simple_writer"
     prompt = m.script("simple_writer").calls[0]
     assert "Financial Overview" in prompt.text and "Not supplied" in prompt.text
@@ -91,7 +91,14 @@ async def test_advanced_writer_uses_qoq_and_yoy(fake_engine: Any, sample_text: s
     )
     m = models()
     out = await run(fake_engine, m, "advanced_writer", sample_text, financials=fin)
-    assert ran(out.report) == ["plan", "advanced_writer", "finalize", "fact_check", "report"]
+    assert ran(out.report) == [
+        "facts",
+        "plan",
+        "advanced_writer",
+        "finalize",
+        "fact_check",
+        "report",
+    ]
     prompt = m.script("advanced_writer").calls[0].text
     assert "| Revenue | 1,200 | 1,000 | +20.0% | 1,500 | -20.0% |" in prompt
     assert "Insights from the Q&A" in prompt and "Final Recommendation" in prompt
@@ -109,7 +116,7 @@ async def test_panel_all_good_first_time(fake_engine: Any, sample_text: str) -> 
     m = models(panel=("ALL GOOD",))
     out = await run(fake_engine, m, "simple_feedback", sample_text)
     r = out.report
-    assert ran(r) == ["plan", "simple_writer", "panel", "finalize", "fact_check", "report"]
+    assert ran(r) == ["facts", "plan", "simple_writer", "panel", "finalize", "fact_check", "report"]
     assert "SIMPLE 1" in r.markdown and wf(r)["panel_iterations"] == 1
     assert [x["approved"] for x in wf(r)["reviews"]] == [True]
 
@@ -119,6 +126,7 @@ async def test_panel_all_good_second_time(fake_engine: Any, sample_text: str) ->
     out = await run(fake_engine, m, "simple_feedback", sample_text)
     r = out.report
     assert ran(r) == [
+        "facts",
         "plan",
         "simple_writer",
         "panel",
@@ -156,7 +164,8 @@ async def test_reviewers_all_approve_no_rewrite(fake_engine: Any, sample_text: s
     out = await run(fake_engine, m, "advanced_feedback", sample_text)
     r = out.report
     nodes = ran(r)
-    assert set(nodes[2:5]) == {"financial_expert", "risk_reviewer", "persuasiveness"}
+    assert nodes[:3] == ["facts", "plan", "simple_writer"]
+    assert set(nodes[3:6]) == {"financial_expert", "risk_reviewer", "persuasiveness"}
     assert "rewriter" not in nodes and m.script("rewriter").calls == []
     assert "SIMPLE 1" in r.markdown
     assert any("all three reviewers approved" in n for n in r.notes)
