@@ -283,11 +283,21 @@ def _comparison(sentence: str, fig: Figure, others: Sequence[Figure]) -> str | N
     if cue is None:
         before = _change_before(sentence, fig)
         return before[0] if before else None
-    nxt = next((o for o in others if o.start >= cue.start()), None)
+    nxt = next((o for o in others if o.start >= cue.start() and _comparable(fig, o)), None)
     if nxt is None or nxt.start - cue.end() >= 60:
         return None
     phrase = sentence[cue.start() : _clause_end(sentence, nxt.start + len(nxt.text), 50)]
     return " ".join(phrase.split()).rstrip(" ,;.")
+
+
+def _comparable(fig: Figure, other: Figure) -> bool:
+    """What a figure is compared with is of its kind and order of magnitude ($1.73 with $1.78
+    a share, not with $115.8 million), or its change in percent."""
+    if other.kind == "percent" and fig.kind != "percent":
+        return True
+    if other.kind != fig.kind or fig.value == 0:
+        return other.kind == fig.kind
+    return 0.1 <= abs(other.value / fig.value) <= 10
 
 
 def _figures(sentence: str) -> list[Figure]:
@@ -320,14 +330,19 @@ def key_figures(transcript: Transcript, sents: list[Sentence]) -> list[KeyFigure
             continue  # boilerplate, or guidance (kept apart)
         figs = _figures(s.text)
         changes = {c[1] for f in figs if (c := _change_before(s.text, f)) is not None}
+        compared: list[tuple[int, int]] = []  # spans of comparison phrases: not headlines
         for i, fig in enumerate(figs):
-            if fig.start in changes:
-                continue  # the change of the figure after it ("grew 8.4% ... to $612 million")
+            if fig.start in changes or any(a <= fig.start < b for a, b in compared):
+                continue  # a change or a figure compared with ("compared with $1.78 a share")
             end = fig.start + len(fig.text)
             metric = _metric_for(s.text, fig.start, end, fig.kind, fig.value)
             if metric is None or (fig.kind == "plain" and fig.value < 10):
                 continue
             comparison = _comparison(s.text, fig, figs[i + 1 :])
+            if comparison is not None:
+                at = s.text.find(comparison, fig.start)
+                if at != -1:
+                    compared.append((at, at + len(comparison)))
             if (
                 i
                 and comparison is None
@@ -489,6 +504,9 @@ def qa_questions(transcript: Transcript) -> list[QaQuestion]:
     for i, turn in enumerate(turns):
         if not (is_analyst(turn.speaker) and is_qa(turn.section)):
             continue
+        body = transcript.text[turn.start : turn.end]
+        if len(body.split()) < 8 or "?" not in body:
+            continue  # "Thank you." / "Got it.": a courtesy, not a question
         answer = next((t for t in turns[i + 1 :] if is_management(t.speaker)), None)
         stated = bool(answer and _figures(transcript.text[answer.start : answer.end]))
         text = " ".join(transcript.text[turn.start : turn.end].lstrip(": ").split())
@@ -498,11 +516,17 @@ def qa_questions(transcript: Transcript) -> list[QaQuestion]:
 
 
 def themes(
-    questions: list[QaQuestion], vectors: list[list[float]] | None, *, threshold: float = 0.45
+    questions: list[QaQuestion],
+    vectors: list[list[float]] | None,
+    *,
+    background: Sequence[str] = (),
+    threshold: float = 0.45,
+    most: int = 6,
 ) -> list[QaTheme]:
     """Questions grouped by topic: greedy clustering on embeddings (cosine >= threshold to a
     group's first question), or on shared words when no embeddings are given; each theme is
-    named by its most frequent content words."""
+    named by the content words its questions share that the rest of the call (`background`)
+    rarely uses. The `most` largest themes are kept; smaller ones merge into "other topics"."""
     groups: list[list[int]] = []
     for i in range(len(questions)):
         best, best_sim = None, threshold
@@ -514,22 +538,28 @@ def themes(
             groups.append([i])
         else:
             groups[best].append(i)
-    # words every question uses ("thanks", "question") name no theme: weigh by rarity (IDF)
+    # words the whole call uses ("quarter", "thanks", "guys") name no theme: weigh by rarity
+    docs = [*background, *(q.text for q in questions)]
     df: dict[str, int] = {}
-    for q in questions:
-        for w in set(_words(q.text)):
+    for doc in docs:
+        for w in set(_words(doc)):
             df[w] = df.get(w, 0) + 1
     out = []
     for members in sorted(groups, key=lambda m: (-len(m), m[0])):
         weight: dict[str, float] = {}
         for i in members:
             for w in _words(questions[i].text):
-                idf = math.log((1 + len(questions)) / (1 + df[w])) + 1
+                if len(docs) >= 50 and df[w] > 0.06 * len(docs):
+                    continue  # the call's common words ("just", "little", "year")
+                idf = math.log((1 + len(docs)) / (1 + df[w])) + 1
                 weight[w] = weight.get(w, 0.0) + idf
         top = sorted(weight, key=lambda w: (-weight[w], w))[:3]
         out.append(
             QaTheme(topic=", ".join(top) or "other", questions=[questions[i] for i in members])
         )
+    if len(out) > most:
+        rest = [q for theme in out[most - 1 :] for q in theme.questions]
+        out = [*out[: most - 1], QaTheme(topic="other topics", questions=rest)]
     return out
 
 
@@ -572,7 +602,9 @@ def call_facts(
         key_figures=figures,
         guidance=outlook,
         tone=tone_of(transcript, sents),
-        qa_themes=themes(questions, question_vectors) if questions else [],
+        qa_themes=themes(questions, question_vectors, background=[s.text for s in sents])
+        if questions
+        else [],
         highlights=highlights(figures, outlook),
         notes=notes,
     )
@@ -581,7 +613,7 @@ def call_facts(
 # -- as text: the report's section and the models' verified data block -------------------------
 
 FACTS_HEADING = "## Call facts"
-FACTS_END = "_End of the call facts. What follows was written by the model(s) named above._"
+FACTS_END = "_End of the call facts. What follows is the report's text, by the author named above._"
 
 
 def _cell(text: str | None) -> str:

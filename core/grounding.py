@@ -43,9 +43,10 @@ _NUMBER_RE = re.compile(
 _SKIP_BEFORE = re.compile(r"(conviction|confidence|probability)[^.\n]{0,25}$", re.IGNORECASE)
 _SKIP_AFTER = re.compile(r"\s?-?\s?(day|week|month)s?\b", re.IGNORECASE)
 
-# A cited chunk id ("[4bc14f6c498a-0001]") or a footnote mark ("[^unverified-1]"): not figures.
+# A cited chunk id ("[4bc14f6c498a-0001]"), a footnote mark ("[^unverified-1]") or a code span
+# (the rules' weights and scores, "`+1.5`"): apparatus, not figures.
 CITATION_RE = re.compile(r"\[([0-9a-f]{6,12}-f?\d{4})\]")
-_MARKS = re.compile(CITATION_RE.pattern + r"|\[\^[\w-]+\]")
+_MARKS = re.compile(CITATION_RE.pattern + r"|\[\^[\w-]+\]|`[^`\n]{1,40}`")
 
 Kind = Literal["percent", "money", "plain"]
 

@@ -10,6 +10,7 @@ from core.state import checkpoint_types
 from graphs.adversarial import build_adversarial
 from graphs.baselines import build_multi_agent, build_standard_rag, build_zero_shot
 from graphs.conversation import build_conversation
+from graphs.facts import build_facts
 from graphs.findebate import build_findebate
 from graphs.writer_feedback import build_writer_feedback
 from nodes import adversarial, conversation, writer_feedback
@@ -26,6 +27,12 @@ class PipelineSpec:
 PIPELINES: dict[str, PipelineSpec] = {
     spec.name: spec
     for spec in (
+        PipelineSpec(
+            "facts",
+            "call facts by code and a stance from transparent rules; no language model (the "
+            "baseline)",
+            build_facts,
+        ),
         PipelineSpec(
             "findebate",
             "RAG, five specialists in parallel, synthesis, single-round safe debate with revert",

@@ -9,10 +9,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from core import rules
 from core.context import RunContext
 from core.contract import CallFacts
 from core.facts import call_facts, qa_questions
-from core.state import PipelineState
+from core.state import Draft, PipelineState
 from nodes.tracing import traced
 
 
@@ -24,6 +25,16 @@ def facts_summary(update: dict[str, Any]) -> str:
     )
 
 
+NO_MODEL_NOTE = (
+    "No language model wrote this report: the call facts and the stance come from code "
+    "(transparent rules over the facts), the baseline every model pipeline must beat."
+)
+
+
+def stance_summary(update: dict[str, Any]) -> str:
+    return str(update["draft"].summary())
+
+
 @traced("facts", summary=facts_summary)
 async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """Key figures, guidance, tone, Q&A themes (the analysts' questions grouped with the run's
@@ -33,3 +44,15 @@ async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
     vectors = await asyncio.to_thread(runtime.context.index.embed, questions) if questions else None
     built = await asyncio.to_thread(call_facts, transcript, question_vectors=vectors)
     return {"facts": built}
+
+
+@traced("stance", summary=stance_summary)
+async def stance(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The facts pipeline's report: a stance per horizon from rules over the facts, each rule
+    that fired quoted from the call. No model call."""
+    recs, fired = rules.stance(state["facts"])
+    draft = Draft(
+        author="rules", model="none (rules over the call facts)",
+        markdown=rules.stance_markdown(recs, fired), recommendations=recs,
+    )  # fmt: skip
+    return {"draft": draft}

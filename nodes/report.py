@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -53,13 +54,17 @@ def _passages(state: PipelineState) -> list[EvidencePassage]:
 ReportParts = Callable[[PipelineState], dict[str, Any]]
 
 
-def make_report(parts: ReportParts | None = None) -> NodeFn[PipelineState]:
-    """The last node of every pipeline: pure assembly, no model call."""
+def make_report(
+    parts: ReportParts | None = None, model_note: str | None = None
+) -> NodeFn[PipelineState]:
+    """The last node of every pipeline: pure assembly, no model call. `model_note` replaces the
+    engine's note about its model (a pipeline that uses none says so)."""
 
     async def report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         runtime.context.control.check("report")
         started, t0 = datetime.now(UTC), time.perf_counter()
-        built = assemble(state, runtime.context)
+        ctx = runtime.context
+        built = assemble(state, replace(ctx, model_note=model_note) if model_note else ctx)
         if parts is not None:
             built = built.model_copy(update=parts(state))
         own = NodeTrace(

@@ -57,7 +57,7 @@ class EvalCreate(BaseModel):
     dir: str | None = None
     calls: list[EvalCallIn] | None = Field(default=None, min_length=1, max_length=50)
     pipelines: list[str] = Field(
-        default=["findebate", "zero_shot", "multi_agent"],
+        default=["facts", "findebate", "zero_shot", "multi_agent"],
         min_length=1,
         max_length=len(PIPELINES),
         json_schema_extra=_DISTINCT_PIPELINES,

@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("dir", help="folder in the ECTSum layout (ID.txt / ID.full.md, summaries)")
     ev.add_argument(
-        "--pipelines", default="findebate,zero_shot,multi_agent", help="comma-separated"
+        "--pipelines", default="facts,findebate,zero_shot,multi_agent", help="comma-separated"
     )
     ev.add_argument(
         "--models",

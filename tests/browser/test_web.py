@@ -395,3 +395,25 @@ def test_hostile_markdown_renders_inert(server: Server, page: Any) -> None:
     assert not [u for u in requests if "evil.invalid" in u or u.startswith("data:")]
     for shown in ("<script>window.__pwned = 1</script>", "pixel", "remote", "html link"):
         assert shown in got["text"], shown
+
+
+def test_call_facts_rows_open_their_passages(server: Server, page: Any) -> None:
+    """The facts pipeline's report on the page: the code-written section with its tables, each
+    key figure, guidance row and highlight opening the passage of the call that states it."""
+    run_id = server.start_run(SAMPLE.read_text(encoding="utf-8"), pipeline="facts")
+    page.goto(f"{server.url}/#/runs/{run_id}")
+    wait_report(page)
+    assert page.locator(".md h2", has_text="Call facts").count() == 1
+    assert "No language model wrote this report" in page.locator(".md").inner_text()
+    first = page.locator('.md button.fact[data-fact="Key figures"]').first
+    figure = first.inner_text()
+    first.click()
+    page.wait_for_selector("#drawer:not([hidden]) .passage mark")
+    assert page.locator("#drawer .passage mark").inner_text() == figure
+    page.locator('.md button.fact[data-fact="Guidance"]').first.click()
+    page.wait_for_function(
+        "document.querySelector('#drawer .passage mark')?.textContent.includes('billion')"
+    )
+    page.locator('.md button.fact[data-fact="Highlights"]').first.click()
+    page.wait_for_selector("#drawer:not([hidden]) .passage mark")
+    page.screenshot(path=str(OUT / "facts-report.png"), full_page=True)

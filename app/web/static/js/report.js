@@ -84,6 +84,43 @@ function where(c) {
 }
 
 /** Wrap each figure the fact-check looked at: green if the call states it, red if not. */
+/** The "Call facts" section: each highlight and each key-figure or guidance row opens the
+ * passage of the call that states it (offsets from report.facts, written by code). */
+function linkFacts(root, facts, drawer) {
+  if (!facts) return;
+  const section = (title) => {
+    const label = [...root.querySelectorAll("p > strong")].find((s) => s.textContent === title);
+    return label?.parentElement?.nextElementSibling || null;
+  };
+  const open = (heading, row, [start, end]) => drawer.show({
+    heading, sub: [row.speaker, row.section].filter(Boolean).join(" · "),
+    start: Math.max(0, start - 200), end: end + 200, mark: [start, end],
+  });
+  const rows = (title, items, label) => {
+    const body = section(title)?.querySelector("tbody");
+    if (!body) return;
+    [...body.rows].forEach((tr, i) => {
+      const item = items[i];
+      const cell = tr.cells[1];
+      if (!item || !cell) return;
+      cell.replaceChildren(h("button", { type: "button", class: "fig grounded fact", dataset: { fact: title },
+        title: "Stated in the call: open the passage", onclick: () => open(`${label(item)}: ${item.text}`, item, [item.start, item.end]) },
+        cell.textContent));
+    });
+  };
+  rows("Key figures", facts.key_figures || [], (k) => k.label);
+  rows("Guidance", facts.guidance || [], (g) => `Guidance, ${g.label}`);
+  const list = section("Highlights");
+  if (list) {
+    [...list.querySelectorAll(":scope > li")].forEach((li, i) => {
+      const hl = facts.highlights?.[i];
+      if (!hl || !hl.spans?.length) return;
+      li.replaceChildren(h("button", { type: "button", class: "linkish fact", dataset: { fact: "Highlights" },
+        title: "Open the passage it comes from", onclick: () => open(hl.text, {}, hl.spans[0]) }, li.textContent));
+    });
+  }
+}
+
 function markFigures(root, numbers, onFigure) {
   const checks = (numbers || []).filter((n) => n.text);
   if (!checks.length) return;
@@ -238,6 +275,7 @@ export function renderReport(run, drawer) {
 
   const md = renderMarkdown(report.markdown, { onCite: openChunk });
   tagApparatus(md);
+  linkFacts(md, report.facts, drawer);
   markFigures(md, report.evidence?.numbers, openFigure);
 
   const nums = report.evidence?.numbers || [];

@@ -1,0 +1,121 @@
+"""A stance per horizon from transparent rules over the call's facts, no language model: the
+baseline every model pipeline must beat. Each rule that fires says why, quoting the call."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.contract import CallFacts, Horizon, Position, Recommendation
+
+_UP = re.compile(r"\b(?:up|grew|rose|increase[ds]?|higher|improv\w*|record|expanded)\b", re.I)
+_DOWN = re.compile(r"\b(?:down|declined?|fell|decrease[ds]?|lower|contracted|shrank)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One rule that fired: its name, its weight toward LONG (+) or SHORT (-), and the words of
+    the call it rests on."""
+
+    rule: str
+    weight: float
+    evidence: str
+    fundamental: bool  # guidance and reported growth weigh more over a month
+
+
+def _quote(text: str, n: int = 180) -> str:
+    """The call's words, cut at a word boundary (never inside a figure)."""
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n].rsplit(" ", 1)[0] + " …"
+
+
+def signals(facts: CallFacts) -> list[Signal]:
+    """Every rule that fires on these facts."""
+    out: list[Signal] = []
+    weights = {"raised": 2.0, "lowered": -2.0, "withdrawn": -2.0, "reaffirmed": 0.5}
+    for g in facts.guidance:
+        w = weights.get(g.direction or "")
+        if w is not None:
+            out.append(Signal(f"guidance {g.direction} ({g.label})", w,
+                              _quote(g.sentence), fundamental=True))  # fmt: skip
+    ups = [k for k in facts.key_figures if k.comparison and _UP.search(k.comparison)]
+    downs = [k for k in facts.key_figures if k.comparison and _DOWN.search(k.comparison)]
+    for k in ups[:2]:
+        out.append(Signal(f"{k.label} up", 1.0, _quote(f"{k.text}, {k.comparison}"), True))
+    for k in downs[:2]:
+        out.append(Signal(f"{k.label} down", -1.0, _quote(f"{k.text}, {k.comparison}"), True))
+    if facts.tone is not None:
+        out += _tone_signals(facts)
+    questions = [q for t in facts.qa_themes for q in t.questions]
+    if len(questions) >= 3:
+        unanswered = sum(not q.answered_with_figure for q in questions) / len(questions)
+        if unanswered > 0.6:
+            why = f"`{unanswered:.0%}` of `{len(questions)}` questions"
+            out.append(Signal("questions mostly answered without figures", -0.5, why, False))
+    return out
+
+
+def _tone_signals(facts: CallFacts) -> list[Signal]:
+    assert facts.tone is not None
+    out = []
+    groups = {g.group: g for g in facts.tone.groups}
+    mgmt = groups.get("management") or groups.get("whole call")
+    if mgmt is not None and mgmt.positive + mgmt.negative >= 5:
+        tone = f"net tone `{mgmt.net_tone:+.2f}` ({mgmt.group})"
+        if mgmt.net_tone >= 0.2:
+            out.append(Signal("management's tone positive", 1.0, tone, False))
+        elif mgmt.net_tone <= -0.1:
+            out.append(Signal("management's tone negative", -1.0, tone, False))
+    qa = groups.get("Q&A")
+    if qa is not None and qa.words >= 200 and qa.uncertainty_per_1k >= 15:
+        why = f"`{qa.uncertainty_per_1k:.1f}` uncertainty words per thousand"
+        out.append(Signal("uncertain Q&A", -0.5, why, False))
+    return out
+
+
+def _position(score: float) -> tuple[Position, int]:
+    if score >= 1.5:
+        return Position.LONG, min(80, int(40 + 10 * score))
+    if score <= -1.5:
+        return Position.SHORT, min(80, int(40 - 10 * score))
+    return Position.NEUTRAL, 50
+
+
+def stance(facts: CallFacts) -> tuple[list[Recommendation], list[Signal]]:
+    """1d and 1w weigh every signal alike; 1m weighs fundamentals (guidance, reported growth)
+    one and a half times and tone half. No signal, no conviction: NEUTRAL at 50%."""
+    fired = signals(facts)
+    recs = []
+    for horizon in (Horizon.DAY, Horizon.WEEK, Horizon.MONTH):
+        month = horizon is Horizon.MONTH
+        score = sum(s.weight * ((1.5 if s.fundamental else 0.5) if month else 1.0) for s in fired)
+        position, conviction = _position(score)
+        top = sorted(fired, key=lambda s: -abs(s.weight))[:2]
+        why = "; ".join(f"{s.rule} (`{s.weight:+g}`)" for s in top) or "no rule fired"
+        rationale = f"Rules score `{score:+.1f}`: {why}."
+        catalysts = [s.evidence for s in top][:3]
+        recs.append(Recommendation(horizon=horizon, position=position, conviction=conviction,
+                                   rationale=rationale, catalysts=catalysts))  # fmt: skip
+    return recs, fired
+
+
+def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
+    """The report body: the rules that fired, with the words of the call they rest on."""
+    lines = [
+        "## Rule-based outlook",
+        "",
+        "No language model wrote this report. Each horizon's stance is the sum of the rules "
+        "below (LONG at `+1.5` or more, SHORT at `-1.5` or less, otherwise NEUTRAL; over a "
+        "month, guidance and reported growth weigh `1.5x` and tone `0.5x`).",
+        "",
+    ]
+    if fired:
+        lines += ["| Rule | Weight | From the call |", "|---|---|---|"]
+        for s in fired:
+            evidence = s.evidence.replace("|", "\\|")
+            lines.append(f"| {s.rule} | `{s.weight:+g}` | {evidence} |")
+    else:
+        lines.append("No rule fired: the facts give no directional signal.")
+    names = {Horizon.DAY: "1 day", Horizon.WEEK: "1 week", Horizon.MONTH: "1 month"}
+    lines += ["", *(f"- **{names[r.horizon]}**: {r.position.value}, {r.rationale}" for r in recs)]
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""The `facts` pipeline: call facts and a rule-based stance, no model at all (any model call
+fails these tests); every rule that fires is quoted; nothing to find gives NEUTRAL, not an error.
+Every other pipeline starts with the same facts node and carries the facts in its report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.contract import Position
+from core.fake_llm import FakeModels
+from core.transcript import parse_transcript
+from nodes.facts import NO_MODEL_NOTE
+from tests.core.test_facts import CALL
+from tests.scripts import block, findebate_models
+
+
+async def test_facts_pipeline_needs_no_model(fake_engine: Any) -> None:
+    models = FakeModels({})  # no script at all: a model call would fail the run
+    async with fake_engine(models, fact_check=True) as engine:
+        out = await engine.run("facts", parse_transcript(CALL))
+    r = out.report
+    assert r is not None and r.status == "succeeded", out.error
+    assert [t.node for t in r.trace] == ["facts", "stance", "report"]
+    assert all(t.calls == 0 and not t.models for t in r.trace)
+    assert r.model_note == NO_MODEL_NOTE and NO_MODEL_NOTE in r.markdown
+    assert [x.position for x in r.recommendations] == [Position.LONG] * 3
+    assert "guidance raised (Revenue)" in r.markdown and "raising our" in r.markdown
+    assert r.recommendations[2].conviction >= r.recommendations[0].conviction  # 1m: fundamentals
+    assert r.facts is not None and r.facts.guidance
+    assert not [n for n in r.evidence.numbers if not n.grounded]  # rules' weights are apparatus
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The company had a good quarter and the team worked hard.",
+        "**CEO**\n: We are cautious. Demand is weak, and costs rose 4%.",
+    ],
+)
+async def test_facts_pipeline_with_nothing_decisive_is_neutral(fake_engine: Any, text: str) -> None:
+    async with fake_engine(FakeModels({})) as engine:
+        out = await engine.run("facts", parse_transcript(text))
+    r = out.report
+    assert r is not None and r.status == "succeeded"
+    assert {x.position for x in r.recommendations} == {Position.NEUTRAL}
+    assert all(x.conviction == 50 for x in r.recommendations)
+    assert r.facts is not None and r.facts.notes
+
+
+async def test_model_pipelines_carry_the_facts(fake_engine: Any, sample_text: str) -> None:
+    async with fake_engine(findebate_models(block(), block())) as engine:
+        out = await engine.run("findebate", parse_transcript(sample_text))
+    r = out.report
+    assert r is not None and r.facts is not None and r.facts.key_figures
+    assert r.trace[0].node == "facts" and r.trace[0].calls == 0
+    head, _, prose = r.markdown.partition("_End of the call facts.")
+    assert "## Call facts" in head and "$612 million" in head
+    assert "## Final report" in prose  # the model's text follows the code's section
