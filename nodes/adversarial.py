@@ -22,6 +22,7 @@ from core.market import scorecard
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
 from nodes.calls import ask, say
+from nodes.facts import verified
 from nodes.parsing import unparseable, write_draft
 from nodes.tracing import NodeFn, traced
 from prompts import render
@@ -120,7 +121,7 @@ def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
     async def analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         text, model = await say(
-            ctx, role, f"adversarial/{role}",
+            ctx, role, f"adversarial/{role}", **verified(state),
             call=state["call"], transcript=state["transcript"].excerpt(ctx.words.transcript),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
@@ -142,7 +143,7 @@ async def market_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
         }  # fmt: skip
     card = scorecard(prices)
     text, model = await say(
-        runtime.context, "market_analyst", "adversarial/market_analyst",
+        runtime.context, "market_analyst", "adversarial/market_analyst", **verified(state),
         scorecard=card.model_dump_json(indent=1, exclude={"unavailable"}),
         unavailable=card.unavailable,
     )  # fmt: skip
@@ -190,7 +191,7 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
         challenges = state.get("challenges")
         assessment = state.get("assessment")
         text, model = await say(
-            ctx, side, f"adversarial/{side}",
+            ctx, side, f"adversarial/{side}", **verified(state),
             act=act,
             briefing=state["briefing"],
             history=history(state.get("arguments", []), ctx.words.evidence),
@@ -211,7 +212,7 @@ async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext])
     """Act II: one to three challenges to each opening, as validated JSON."""
     ctx = runtime.context
     result, model = await ask(
-        ctx, "devils_advocate", Challenges, "adversarial/devils_advocate",
+        ctx, "devils_advocate", Challenges, "adversarial/devils_advocate", **verified(state),
         bull=_speech(state, "bull", "opening"), bear=_speech(state, "bear", "opening"),
     )  # fmt: skip
     if result.value is None:
@@ -244,6 +245,7 @@ async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]
     ctx = runtime.context
     result, model = await ask(
         ctx, "devils_advocate", RebuttalAssessment, "adversarial/assess_rebuttals",
+        **verified(state),
         challenges=state["challenges"],
         bull=_speech(state, "bull", "rebuttal"),
         bear=_speech(state, "bear", "rebuttal"),
@@ -291,7 +293,7 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
     """The winner as validated JSON; never a default winner when it does not parse."""
     ctx = runtime.context
     result, model = await ask(
-        ctx, "judge", Verdict, "adversarial/judge",
+        ctx, "judge", Verdict, "adversarial/judge", **verified(state),
         history=history(state["arguments"], ctx.words.evidence),
     )  # fmt: skip
     if result.value is None:
@@ -312,7 +314,7 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
     ctx = runtime.context
     verdict = state.get("verdict")
     text, model = await say(
-        ctx, "stress_analyst", "adversarial/stress_analyst",
+        ctx, "stress_analyst", "adversarial/stress_analyst", **verified(state),
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
         history=history(state["arguments"], ctx.words.evidence),
@@ -358,6 +360,7 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     ctx = runtime.context
     prompt = render(
         "adversarial/lead_analyst",
+        **verified(state),
         call=state["call"],
         briefing=state["briefing"],
         history=history(state["arguments"], ctx.words.evidence),

@@ -18,6 +18,7 @@ from core.inputs import Financials
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from nodes.calls import say
+from nodes.facts import verified
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 
@@ -104,7 +105,7 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
     round_no = state.get("round", 0) + (1 if new_round else 0)
     words = ctx.words.transcript if manuscript is None else ctx.words.evidence
     text, model = await say(
-        ctx, "writer", "conversation/writer",
+        ctx, "writer", "conversation/writer", **verified(state),
         call=state["call"],
         sections=SECTIONS,
         transcript=state["transcript"].excerpt(words),
@@ -127,7 +128,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
     async def reviewer(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         text, model = await say(
-            ctx, role, f"conversation/{role}",
+            ctx, role, f"conversation/{role}", **verified(state),
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],

@@ -11,6 +11,7 @@ from core.contract import DebateLog, DebateTurn
 from core.roles import Role, roles
 from core.state import PipelineState
 from nodes.calls import say
+from nodes.facts import verified
 from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
@@ -39,7 +40,7 @@ def _turn(state: PipelineState, agent: str) -> str:
 async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R1 = optimize(R0, A): more evidence and sharper argument, stance untouched."""
     text, model = await say(
-        runtime.context, "trust", "findebate/trust",
+        runtime.context, "trust", "findebate/trust", **verified(state),
         report=state["draft"].markdown, analyses=_analyses(state),
     )  # fmt: skip
     return {"debate": [DebateTurn(agent="trust", model=model, text=text)]}
@@ -49,7 +50,7 @@ async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
 async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R2 = review(R1, A): risks, hedges and scenarios, stance untouched."""
     text, model = await say(
-        runtime.context, "skeptic", "findebate/skeptic",
+        runtime.context, "skeptic", "findebate/skeptic", **verified(state),
         report=_turn(state, "trust"), analyses=_analyses(state),
     )  # fmt: skip
     return {"debate": [DebateTurn(agent="skeptic", model=model, text=text)]}
@@ -61,6 +62,7 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
     ctx = runtime.context
     prompt = render(
         "findebate/leader",
+        **verified(state),
         original=state["draft"].markdown,
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),

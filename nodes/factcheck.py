@@ -17,6 +17,7 @@ from core.llm import ModelOutputError
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from nodes.calls import say
+from nodes.facts import verified
 from nodes.tracing import traced
 
 ROLES = roles(
@@ -51,6 +52,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
         return {"fact_check": base}
     financials = state.get("financials")
     request = dict(
+        **verified(state),
         report=draft.markdown,
         problems=[{"text": t, "context": c} for t, c in before],
         passages=passages_for(

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from core import rules
 from core.context import RunContext
 from core.contract import CallFacts
-from core.facts import call_facts, qa_questions
+from core.facts import call_facts, facts_block, qa_questions
 from core.state import Draft, PipelineState
 from nodes.tracing import traced
 
@@ -33,6 +33,13 @@ NO_MODEL_NOTE = (
 
 def stance_summary(update: dict[str, Any]) -> str:
     return str(update["draft"].summary())
+
+
+def verified(state: PipelineState) -> dict[str, str]:
+    """The call's facts as a verified data block for a prompt (`facts`), when the run has them;
+    every model that writes about the call gets it and is told to take figures from it."""
+    found = state.get("facts")
+    return {"facts": facts_block(found)} if found is not None else {}
 
 
 @traced("facts", summary=facts_summary)

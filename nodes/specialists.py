@@ -11,6 +11,7 @@ from core.rag import format_passages, interleave, take_words
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
 from nodes.calls import say
+from nodes.facts import verified
 from nodes.tracing import NodeFn, traced
 
 ROLES = roles(
@@ -75,7 +76,7 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         ranked = interleave([evidence.get(d, []) for d in dimensions])
         passages = take_words(ranked, ctx.words.evidence)
         text, model = await say(
-            ctx, role, f"findebate/{role}",
+            ctx, role, f"findebate/{role}", **verified(state),
             call=state["call"],
             evidence=format_passages(passages) or "(no passages were retrieved)",
         )  # fmt: skip

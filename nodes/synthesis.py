@@ -11,6 +11,7 @@ from core.context import RunContext
 from core.rag import format_passages, interleave, take_words
 from core.roles import Role, roles
 from core.state import PipelineState
+from nodes.facts import verified
 from nodes.parsing import unparseable, write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import NodeFn, traced
@@ -30,11 +31,16 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[Prom
     if source == "analyses":
         analyses = state.get("analyses", {})
         ordered = [analyses[r] for r in SPECIALISTS if r in analyses]
-        return render("findebate/synthesizer", call=call, analyses=ordered), []
+        return render("findebate/synthesizer", **verified(state), call=call, analyses=ordered), []
     if source == "evidence":
         ranked = interleave(list(state.get("evidence", {}).values()))
         passages = take_words(ranked, ctx.words.evidence)
-        return render("baselines/standard_rag", call=call, evidence=format_passages(passages)), []
+        return render(
+            "baselines/standard_rag",
+            **verified(state),
+            call=call,
+            evidence=format_passages(passages),
+        ), []
     words = state["transcript"].text.split()
     budget = ctx.words.transcript
     notes = []
@@ -44,7 +50,7 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[Prom
             f"{budget:,} words (EDESK_TRANSCRIPT_WORDS, sized to the model's context window)"
         )
     text = " ".join(words[:budget]) if notes else state["transcript"].text
-    return render("baselines/zero_shot", call=call, transcript=text), notes
+    return render("baselines/zero_shot", **verified(state), call=call, transcript=text), notes
 
 
 def make_writer(source: Source) -> NodeFn[PipelineState]:

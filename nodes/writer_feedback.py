@@ -22,6 +22,7 @@ from core.llm import Structured
 from core.roles import Role, roles
 from core.state import Draft, PipelineState, merge_dicts
 from nodes.calls import ask, say
+from nodes.facts import verified
 from nodes.parsing import parse_recommendations, unparseable
 from nodes.tracing import NodeFn, traced
 
@@ -129,8 +130,12 @@ def done(state: WriterFeedbackState) -> Done:
     return "judge" if len(state["variants"]) > 1 else "finalize"
 
 
-async def _write(ctx: RunContext, role: str, template: str, **variables: Any) -> Draft:
-    text, model = await say(ctx, role, f"writer_feedback/{template}", **variables)
+async def _write(
+    ctx: RunContext, state: WriterFeedbackState, role: str, template: str, **variables: Any
+) -> Draft:
+    text, model = await say(
+        ctx, role, f"writer_feedback/{template}", **verified(state), **variables
+    )
     return Draft(author=role, model=model, markdown=text)
 
 
@@ -139,6 +144,7 @@ async def simple_writer(state: WriterFeedbackState, runtime: Runtime[RunContext]
     ctx = runtime.context
     draft = await _write(
         ctx,
+        state,
         "simple_writer",
         "simple_writer",
         call=state["call"],
@@ -170,6 +176,7 @@ async def advanced_writer(
     ctx = runtime.context
     draft = await _write(
         ctx,
+        state,
         "advanced_writer",
         "advanced_writer",
         call=state["call"],
@@ -194,7 +201,7 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
     ctx = runtime.context
     iteration = state["panel_iteration"] + 1
     text, model = await say(
-        ctx, "panel", "writer_feedback/panel",
+        ctx, "panel", "writer_feedback/panel", **verified(state),
         call=state["call"],
         report=state["panel_draft"].markdown,
         transcript=state["transcript"].excerpt(ctx.words.evidence),
@@ -223,6 +230,7 @@ async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> di
     review = next(r for r in reversed(state["reviews"]) if r.reviewer == "panel")
     draft = await _write(
         ctx,
+        state,
         "simple_writer",
         "simple_writer",
         call=state["call"],
@@ -255,7 +263,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
     async def reviewer(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
         text, model = await say(
-            ctx, role, f"writer_feedback/{role}",
+            ctx, role, f"writer_feedback/{role}", **verified(state),
             call=state["call"],
             report=state["simple_draft"].markdown,
             financials=_financials(state),
@@ -298,6 +306,7 @@ async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     order = {r: i for i, r in enumerate(REVIEWERS)}
     draft = await _write(
         ctx,
+        state,
         "rewriter",
         "rewriter",
         call=state["call"],
@@ -331,7 +340,7 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
 
     async def grade(variant: str) -> Grade:
         result, model = await ask(
-            ctx, "grader", ReportGrade, "writer_feedback/grader",
+            ctx, "grader", ReportGrade, "writer_feedback/grader", **verified(state),
             report=candidates[variant].markdown, transcript=transcript,
         )  # fmt: skip
         return _grade(variant, model, result)

@@ -58,3 +58,45 @@ async def test_model_pipelines_carry_the_facts(fake_engine: Any, sample_text: st
     head, _, prose = r.markdown.partition("_End of the call facts.")
     assert "## Call facts" in head and "$612 million" in head
     assert "## Final report" in prose  # the model's text follows the code's section
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "roles"),
+    [
+        ("findebate", ["earnings_analyst", "risk_analyst", "synthesizer", "trust", "skeptic",
+                       "leader"]),
+        ("zero_shot", ["synthesizer"]),
+        ("standard_rag", ["synthesizer"]),
+    ],
+)  # fmt: skip
+async def test_models_are_given_the_verified_facts(
+    fake_engine: Any, sample_text: str, pipeline: str, roles: list[str]
+) -> None:
+    models = findebate_models(block(), block())
+    async with fake_engine(models) as engine:
+        out = await engine.run(pipeline, parse_transcript(sample_text))
+    assert out.report is not None
+    for role in roles:
+        prompt = models.script(role).calls[0].text
+        assert "## Verified call facts" in prompt and "$612 million" in prompt, role
+    assert "Verified call facts" not in models.script("extractor").calls[0].text
+
+
+@pytest.mark.parametrize("pipeline", ["conversation", "writer_feedback", "adversarial"])
+async def test_every_writing_role_is_given_the_facts(
+    fake_engine: Any, sample_text: str, pipeline: str
+) -> None:
+    """Writers, reviewers, the debate, the judge and the fact-checker: every model call that
+    writes about the call carries the verified facts (the recommendation extractor reads only
+    the report)."""
+    from core.fake_llm import Script, canned
+
+    shared = Script.of(default=canned)
+    models = FakeModels({"fact_checker": Script.of(default=canned)}, default=shared)
+    async with fake_engine(models, fact_check=True) as engine:
+        out = await engine.run(pipeline, parse_transcript(sample_text))
+    assert out.report is not None, out.error
+    calls = [*shared.calls, *models.script("fact_checker").calls]
+    writing = [c for c in calls if c.tool != "RecommendationBlock"]
+    assert len(writing) >= 4
+    assert all("## Verified call facts" in c.text for c in writing)

@@ -283,3 +283,14 @@ def test_judge_rubrics_name_every_dimension() -> None:
     assert all(d in eight for d in FINDEBATE_DIMENSIONS) and "REPORT-SLOT" in eight
     five = prompts.render("eval/weighted_grade", **VARS).user
     assert all(m in five for m in GRADE_WEIGHTS)
+
+
+@pytest.mark.parametrize("name", prompts.available())
+def test_verified_facts_lead_the_task_when_given(name: str) -> None:
+    """With `facts`, every prompt's task opens with the verified block and the rule to take
+    figures from it; without, no empty heading."""
+    block = "- Revenue: $612 million (Q2 2026; grew 8.4% year over year; CEO)"
+    with_facts = prompts.render(name, **VARS, facts=block)
+    assert with_facts.user.startswith("## Verified call facts")
+    assert block in with_facts.user and "never state a figure" in with_facts.user
+    assert "Verified call facts" not in prompts.render(name, **VARS).user
