@@ -45,7 +45,7 @@ def test_findebate_on_real_transcript(
     assert all(r["position"] in ("LONG", "SHORT", "NEUTRAL") for r in recs)
     assert all(0 <= r["conviction"] <= 100 and r["rationale"] for r in recs)
     nodes = [t["node"] for t in report["trace"]]
-    assert nodes[:2] == ["ingest", "retrieve"] and set(SPECIALISTS) <= set(nodes)
+    assert nodes[:3] == ["facts", "ingest", "retrieve"] and set(SPECIALISTS) <= set(nodes)
     assert {"trust", "skeptic", "leader", "integrity_check"} <= set(nodes)
     assert ("accept" in nodes) != ("revert" in nodes)
     assert report["debate"]["decision"] is not None and len(report["debate"]["turns"]) == 3
