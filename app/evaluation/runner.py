@@ -26,6 +26,8 @@ from app.evaluation.scoring import Record, score
 from app.service.engine import Engine
 from app.settings import Settings
 from core.contract import Report
+from core.ectsum import gold_figure_recall, lead_baseline, numeric_precision, rouge
+from core.facts import call_facts
 from core.llm import CallStats, ChatHandle, current_stats
 from core.metrics import (
     report_prose,
@@ -301,6 +303,29 @@ class Evaluation:
             excerpt_words=s.evidence_budget(),
             pair=pair,
         )
+
+    def ectsum_rows(self) -> list[dict[str, Any]]:
+        """Per call with gold bullets: the code's highlights and the LEAD baseline on ECTSum's
+        measures (ROUGE-1/2/L, numeric precision, gold-figure recall)."""
+        rows: list[dict[str, Any]] = []
+        for item in self.items:
+            if not item.summary:
+                continue
+            try:
+                transcript = self.transcript(item)
+            except (TranscriptError, UnicodeDecodeError, OSError):
+                continue
+            facts = call_facts(transcript)
+            bullets = [h.text for h in facts.highlights]
+            lead = lead_baseline(transcript, max(1, len(bullets)))
+            row: dict[str, Any] = {"id": item.id}
+            for name, texts in (("highlights", bullets), ("lead", lead)):
+                scores = rouge(texts, item.summary)
+                row.update({f"{name}_{k}": v for k, v in scores.items()})
+                row[f"{name}_precision"] = numeric_precision(texts, transcript.text, item.summary)
+                row[f"{name}_recall"] = gold_figure_recall(texts, item.summary)
+            rows.append(row)
+        return rows
 
     def pairwise_results(self) -> list[tuple[str, Pairwise]]:
         out: list[tuple[str, Pairwise]] = []

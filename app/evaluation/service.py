@@ -176,7 +176,9 @@ class EvalManager:
             await evaluation.judge_with(self.engine, spec.pair)
         records = evaluation.records()
         out = Path(spec.out)
-        table = await asyncio.to_thread(write_tables, out, records, evaluation.pairwise_results())
+        table = await asyncio.to_thread(
+            write_tables, out, records, evaluation.pairwise_results(), evaluation.ectsum_rows()
+        )
         await asyncio.to_thread(write_chart, out, records)
         tally = {k: v for k, v in asdict(evaluation.tally).items() if k != "errors"}
         result = EvalResult(table=table, rows=summarize(records), tally=tally)

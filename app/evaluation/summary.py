@@ -129,8 +129,27 @@ def pairwise_table(results: Sequence[tuple[str, Pairwise]]) -> str:
     return "\n".join(lines) if groups else ""
 
 
+def ectsum_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Highlights vs LEAD on ECTSum's measures, averaged over the calls with gold bullets."""
+    if not rows:
+        return ""
+    keys = ("rouge1", "rouge2", "rougeL", "precision", "recall")
+    head = (
+        "| summary | calls | ROUGE-1 | ROUGE-2 | ROUGE-L | numeric precision | gold-figure recall |"
+    )
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    for name in ("highlights", "lead"):
+        avg = [round(sum(r[f"{name}_{k}"] for r in rows) / len(rows), 4) for k in keys]
+        label = "highlights (call facts, code)" if name == "highlights" else "LEAD baseline"
+        lines.append(f"| {label} | {len(rows)} | " + " | ".join(f"{v:.4f}" for v in avg) + " |")
+    return "\n".join(lines)
+
+
 def write_tables(
-    out: Path, records: Sequence[Record], pairs: Sequence[tuple[str, Pairwise]]
+    out: Path,
+    records: Sequence[Record],
+    pairs: Sequence[tuple[str, Pairwise]],
+    ectsum: Sequence[dict[str, Any]] = (),
 ) -> str:
     rows = summarize(records)
     out.mkdir(parents=True, exist_ok=True)
@@ -168,6 +187,14 @@ def write_tables(
     table = markdown_table(rows)
     pair_md = pairwise_table(pairs)
     text = "# Evaluation summary\n\n" + table + "\n"
+    ect_md = ectsum_table(ectsum)
+    if ect_md:
+        with (out / "ectsum.csv").open("w", newline="", encoding="utf-8") as f:
+            dw = csv.DictWriter(f, fieldnames=list(ectsum[0]))
+            dw.writeheader()
+            dw.writerows(ectsum)
+        text += "\n## ECTSum measures against the gold bullets\n\n" + ect_md + "\n"
+        table += "\n\n" + ect_md
     if pair_md:
         text += (
             "\n## Pairwise preference (order swapped, both verdicts counted)\n\n" + pair_md + "\n"

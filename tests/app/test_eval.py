@@ -239,3 +239,18 @@ async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) 
     assert ev.tally.judged == 2 and ev.tally.pairs == 1
     run_calls = sum(r.metrics.model_calls for r in ev.records() if r.metrics)
     assert ev.tally.model_calls == run_calls + 6  # the judge's calls are counted too
+
+
+def test_ectsum_measures_in_the_summary(tmp_path: Path, sample_text: str) -> None:
+    """With gold bullets, the summary has ECTSum's table: the code's highlights vs LEAD on
+    ROUGE-1/2/L, numeric precision and gold-figure recall (ectsum.csv per call)."""
+    from app.evaluation.summary import write_tables
+
+    items = load_dataset(make_dataset(tmp_path / "ds", sample_text))
+    ev = Evaluation(items, ["facts"], tmp_path / "out", on_event=None)
+    rows = ev.ectsum_rows()
+    assert rows and {"highlights_rouge2", "lead_rouge2", "highlights_recall"} <= set(rows[0])
+    assert all(0 <= r["highlights_precision"] <= 1 for r in rows)
+    table = write_tables(tmp_path / "out", [], [], rows)
+    assert "| highlights (call facts, code) |" in table and "| LEAD baseline |" in table
+    assert (tmp_path / "out" / "ectsum.csv").is_file()
