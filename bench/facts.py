@@ -23,24 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ECTSUM, emit
-from core.ectsum import gold_figure_recall, lead_baseline, rouge
+from core.ectsum import distinct_figures, gold_figure_recall, lead_baseline, rouge
 from core.facts import call_facts
 from core.grounding import extract_figures, same_figure
 from core.transcript import parse_transcript
 
 
 def _covered(gold: str, stated: list[str]) -> tuple[int, int]:
-    want = _distinct(extract_figures(gold, skip_apparatus=True))
-    have = [f for s in stated for f in extract_figures(s)]
-    return sum(any(same_figure(w, h) for h in have) for w in want), len(want)
-
-
-def _distinct(figs: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for f in figs:
-        if not any(same_figure(f, o) for o in out):
-            out.append(f)
-    return out
+    """(gold figures the stated texts give, gold figures)."""
+    n = len(distinct_figures(extract_figures(gold, skip_apparatus=True)))
+    return round(gold_figure_recall(stated, gold) * n), n
 
 
 def main(argv: list[str] | None = None) -> int:

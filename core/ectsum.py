@@ -26,7 +26,8 @@ def rouge(bullets: list[str], gold: str) -> dict[str, float]:
     return {name: round(float(s.fmeasure), 4) for name, s in scores.items()}
 
 
-def _distinct(figures: list[Figure]) -> list[Figure]:
+def distinct_figures(figures: list[Figure]) -> list[Figure]:
+    """One of each value (same-figure matching)."""
     out: list[Figure] = []
     for f in figures:
         if not any(same_figure(f, o) for o in out):
@@ -36,7 +37,7 @@ def _distinct(figures: list[Figure]) -> list[Figure]:
 
 def gold_figure_recall(bullets: list[str], gold: str) -> float:
     """Share of the gold bullets' distinct figures that the bullets state (1.0 if none)."""
-    want = _distinct(extract_figures(gold, skip_apparatus=True))
+    want = distinct_figures(extract_figures(gold, skip_apparatus=True))
     if not want:
         return 1.0
     have = [f for b in bullets for f in extract_figures(b)]
