@@ -39,6 +39,11 @@ class Settings(BaseSettings, RunOptions):
     max_tokens: dict[str, int] = Field(
         default_factory=dict, description="per-role completion-token budget overrides"
     )
+    context_windows: dict[str, int] = Field(
+        default_factory=dict,
+        description="context window in tokens by model name or prefix, over the built-in "
+        'table (app/llm/tokens.py), e.g. {"qwen2.5": 32768}; "fake" sizes the fake models',
+    )
 
     local_model_path: Path | None = None
     local_n_ctx: int = 4096
@@ -139,6 +144,14 @@ class Settings(BaseSettings, RunOptions):
                 )
         return v
 
+    @field_validator("context_windows")
+    @classmethod
+    def _check_windows(cls, v: dict[str, int]) -> dict[str, int]:
+        for model, tokens in v.items():
+            if tokens < 256:
+                raise ValueError(f"context_windows[{model!r}]={tokens} must be >= 256 tokens")
+        return v
+
     @field_validator("max_tokens")
     @classmethod
     def _known_budget_roles(cls, v: dict[str, int]) -> dict[str, int]:
@@ -220,21 +233,15 @@ class Settings(BaseSettings, RunOptions):
             {name: getattr(self, name) for name in RunOptions.model_fields}
         )
 
-    def evidence_budget(self, given: int | None = None) -> int:
-        """Words of evidence per prompt: the option, else small enough for the local model."""
-        if given is not None:
-            return given
-        if self.evidence_words is not None:
-            return self.evidence_words
-        return 700 if self.provider == "local" else 2500
+    def evidence_budget(self, given: int | None = None) -> int | None:
+        """Word cap on evidence per prompt: the option, else EDESK_EVIDENCE_WORDS, else none
+        (the model's context window decides)."""
+        return given if given is not None else self.evidence_words
 
-    def transcript_budget(self, given: int | None = None) -> int:
-        """Words of transcript a prompt may hold: the option, else sized to the model."""
-        if given is not None:
-            return given
-        if self.transcript_words is not None:
-            return self.transcript_words
-        return 1800 if self.provider == "local" else 60_000
+    def transcript_budget(self, given: int | None = None) -> int | None:
+        """Word cap on the call's text per prompt: the option, else EDESK_TRANSCRIPT_WORDS,
+        else none (the model's context window decides)."""
+        return given if given is not None else self.transcript_words
 
     def eval_dir_list(self) -> list[Path]:
         return [Path(d.strip()).resolve() for d in self.eval_dirs.split(",") if d.strip()]

@@ -59,12 +59,17 @@ def main() -> None:
     ap.add_argument("--embeddings", default="default", help="comma-separated models")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--prefer", choices=["txt", "full"], default="txt")
+    ap.add_argument(
+        "--words", type=int, default=700,
+        help="words of evidence per specialist (prompts are sized to the model's window at run "
+        "time; a fixed budget here compares the retrievers on equal terms)",
+    )  # fmt: skip
     args = ap.parse_args()
     if not ECTSUM.is_dir():
         emit({"skipped": True, "reason": f"{ECTSUM} missing"})
         return
     settings = Settings(provider="local")
-    k, per_dim, words = 4, 8, settings.evidence_budget()
+    k, per_dim, words = 4, 8, args.words
     calls: list[tuple[str, Transcript, str]] = []
     for summary in sorted(ECTSUM.glob("*.summary.txt"))[: args.limit]:
         cid = summary.name.removesuffix(".summary.txt")

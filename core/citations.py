@@ -11,6 +11,7 @@ from core.contract import Chunk, Citation, EvidencePassage, NumberCheck
 from core.grounding import CITATION_RE
 from core.metrics import words
 from core.transcript import Transcript
+from core.window import Fit
 
 
 @dataclass
@@ -110,9 +111,12 @@ def link_evidence(
     return Links(citations.items, linked, unresolved)
 
 
-def passages_for(transcript: Transcript, contexts: Sequence[str], *, budget_words: int) -> str:
-    """Transcript sentences sharing the most words with each context (best first per context,
-    round robin), in transcript order within a word budget: what a fact-checker reads."""
+def passages_for(
+    transcript: Transcript, contexts: Sequence[str], *, cap_words: int | None = None
+) -> Fit:
+    """Transcript sentences sharing the most words with each context (up to three per context,
+    round robin), in transcript order: what a fact-checker reads. When they must be cut to the
+    model's window, each context's best sentences are kept first."""
     sentences = list(iter_sentences(transcript.text))
     vocab = [set(words(transcript.text[a:b])) for a, b in sentences]
     ranked: list[list[int]] = []
@@ -121,14 +125,17 @@ def passages_for(transcript: Transcript, contexts: Sequence[str], *, budget_word
         scores = [(len(want & v), i) for i, v in enumerate(vocab)]
         ranked.append([i for s, i in sorted(scores, key=lambda x: (-x[0], x[1])) if s > 0][:3])
     chosen: list[int] = []
-    used = 0
     for rank in range(3):
         for ids in ranked:
             if rank < len(ids) and ids[rank] not in chosen:
-                a, b = sentences[ids[rank]]
-                n = len(transcript.text[a:b].split())
-                if chosen and used + n > budget_words:
-                    continue
                 chosen.append(ids[rank])
-                used += n
-    return "\n".join(transcript.text[slice(*sentences[i])] for i in sorted(chosen))
+    order = sorted(chosen)
+    position = {i: n for n, i in enumerate(order)}
+    return Fit.of(
+        "fact-check passages",
+        [transcript.text[slice(*sentences[i])] for i in order],
+        [position[i] for i in chosen],
+        joiner="\n",
+        gap="",
+        cap_words=cap_words,
+    )

@@ -1,15 +1,19 @@
 """The run context handed to every node (LangGraph `Runtime[RunContext]`): models, the transcript
-index, the per-run options and word budgets, and the run's brakes. Frozen: a run's settings
+index, the per-run options and word caps, and the run's brakes. Frozen: a run's settings
 never change under it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.contract import EvidencePassage
 from core.llm import ModelSource
 from core.options import RunOptions
 from core.rag import TranscriptIndex
+from core.transcript import Transcript
+from core.window import CALL_QUERY, Fit, passages_fit, transcript_fit
 
 
 class RunStopped(Exception):
@@ -45,11 +49,11 @@ class RunControl:
 
 @dataclass(frozen=True)
 class WordBudget:
-    """How many words of evidence and of transcript a prompt may hold for this run's models:
-    the run's options when it sets them, else sized to the model by the engine."""
+    """Word caps the run's options set on top of the models' windows (`evidence_words`,
+    `transcript_words`); None: the model's context window alone decides (`core.window`)."""
 
-    evidence: int = 2500
-    transcript: int = 60_000
+    evidence: int | None = None
+    transcript: int | None = None
 
 
 @dataclass(frozen=True)
@@ -60,3 +64,12 @@ class RunContext:
     model_note: str | None = None
     control: RunControl = field(default_factory=RunControl)
     words: WordBudget = field(default_factory=WordBudget)
+
+    def call_text(self, transcript: Transcript, query: str = CALL_QUERY) -> Fit:
+        """The call for a prompt: whole when the model's window holds it, else cut by relevance
+        to `query` (and within the run's `transcript_words`, if set)."""
+        return transcript_fit(transcript, query, cap_words=self.words.transcript)
+
+    def passages(self, ranked: Sequence[EvidencePassage]) -> Fit:
+        """Retrieved passages (best first) for a prompt, the best kept when they must be cut."""
+        return passages_fit(ranked, cap_words=self.words.evidence)

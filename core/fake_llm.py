@@ -27,6 +27,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
 
 from core.llm import ChatHandle, ModelSource
+from core.window import Window
 
 Response = str | dict[str, Any] | BaseException | Callable[[list[BaseMessage], str | None], Any]
 _ids = itertools.count(1)
@@ -173,8 +174,10 @@ class FakeModels(ModelSource):
         default: Script | None = None,
         latency: float = 0.0,
         stream: bool = False,
+        window: Window | None = None,
     ) -> None:
         self.scripts = dict(scripts or {})
+        self.window = window  # the context every fake declares (None: prompts are never cut)
         self.default = default
         self.latency = latency
         self.stream = stream
@@ -190,7 +193,7 @@ class FakeModels(ModelSource):
         model = ScriptedChatModel(
             script=self.script(role), latency=self.latency, disable_streaming=not self.stream
         )
-        return ChatHandle(model=model, name=f"fake:{role}")
+        return ChatHandle(model=model, name=f"fake:{role}", window=self.window)
 
 
 def block(

@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from core.cache import is_cache_hit
+from core.window import Cut, Window
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class ChatHandle:
     limiter: asyncio.Semaphore | None = None
     retries: int = 0  # transient failures (timeout, HTTP 429/5xx, connection) retried this often
     backoff: float = 0.5  # seconds before the first retry, doubling (or the server's Retry-After)
+    window: Window | None = None  # the model's context window; None: prompts are never cut
 
 
 class ModelSource(Protocol):
@@ -86,6 +88,7 @@ class CallStats:
     completion_tokens: int = 0
     retries: int = 0
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
+    cuts: list[Cut] = field(default_factory=list)  # prompt parts cut to fit a window
 
     def record(self, model: str, message: BaseMessage | None) -> None:
         if is_cache_hit(message):
@@ -107,6 +110,16 @@ class CallStats:
 
 
 current_stats: ContextVar[CallStats | None] = ContextVar("edesk_call_stats", default=None)
+
+
+def record_cut(cut: Cut) -> None:
+    """Note in the running node's trace that a prompt part was cut to fit (once per kind)."""
+    stats = _stats()
+    same = [c for c in stats.cuts if (c.label, c.limit) == (cut.label, cut.limit)]
+    if not same:
+        stats.cuts.append(cut)
+    elif cut.kept < same[0].kept:  # a node's several calls: report the deepest cut
+        stats.cuts[stats.cuts.index(same[0])] = cut
 
 
 def _stats() -> CallStats:

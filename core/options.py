@@ -77,15 +77,15 @@ class RunOptions(BaseModel):
         default=None,
         ge=50,
         le=50_000,
-        description="words of evidence per prompt (none: sized to the model, 700 for the "
-        "bundled local model, 2,500 otherwise)",
+        description="at most this many words of retrieved evidence per prompt (none: as much "
+        "as the model's context window holds)",
     )
     transcript_words: int | None = Field(
         default=None,
         ge=50,
         le=500_000,
-        description="words of transcript a prompt may hold (none: sized to the model, 1,800 "
-        "for the bundled local model, 60,000 otherwise)",
+        description="at most this many words of the call per prompt (none: the whole call "
+        "when the model's context window holds it, else cut by relevance to fit)",
     )
     conversation_rounds: Annotated[
         int, Surface(flag="--rounds", pipelines=("conversation",), metavar="N")

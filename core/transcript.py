@@ -56,13 +56,6 @@ class Transcript(BaseModel):
                 seen.append(t.section)
         return seen
 
-    def excerpt(self, words: int) -> str:
-        """The first `words` words, marked "[...]" when cut (prompts sized to a model's context)."""
-        tokens = self.text.split()
-        if len(tokens) <= words:
-            return self.text
-        return " ".join(tokens[:words]) + " [...]"
-
     def turn_text(self, turn: Turn) -> str:
         return self.text[turn.start : turn.end]
 

@@ -21,11 +21,11 @@ from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.market import scorecard
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
+from core.window import Fit, recent_fit
 from nodes.calls import ask, say
 from nodes.facts import verified
 from nodes.parsing import unparseable, write_draft
 from nodes.tracing import NodeFn, traced
-from prompts import render
 
 ROLES = roles(
     Role("factual_analyst", remote=1500, local=250),
@@ -122,7 +122,7 @@ def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
         ctx = runtime.context
         text, model = await say(
             ctx, role, f"adversarial/{role}", **verified(state),
-            call=state["call"], transcript=state["transcript"].excerpt(ctx.words.transcript),
+            call=state["call"], transcript=ctx.call_text(state["transcript"]),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 
@@ -161,24 +161,13 @@ async def briefing(state: AdversarialState, runtime: Runtime[RunContext]) -> dic
 # -- phase 2: the five-act debate ---------------------------------------------------------------
 
 
-def history(arguments: list[Argument], words: int | None = None) -> str:
-    """The debate so far, newest speeches kept first when it must fit `words`."""
+def history(arguments: list[Argument]) -> Fit:
+    """The debate so far: whole when the model's window holds it, else the newest speeches."""
     blocks = [
         f"### {a.speaker.replace('_', ' ').title()}, {a.act.replace('_', ' ')}\n{a.text.strip()}"
         for a in arguments
     ]
-    if words is None:
-        return "\n\n".join(blocks)
-    kept: list[str] = []
-    used = 0
-    for block in reversed(blocks):
-        n = len(block.split())
-        if kept and used + n > words:
-            kept.append("[earlier speeches omitted for length]")
-            break
-        kept.append(block)
-        used += n
-    return "\n\n".join(reversed(kept))
+    return recent_fit(blocks, label="debate history")
 
 
 def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
@@ -194,7 +183,7 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
             ctx, side, f"adversarial/{side}", **verified(state),
             act=act,
             briefing=state["briefing"],
-            history=history(state.get("arguments", []), ctx.words.evidence),
+            history=history(state.get("arguments", [])),
             own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
             question=assessment.press(side) if assessment else None,
         )  # fmt: skip
@@ -294,7 +283,7 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
     ctx = runtime.context
     result, model = await ask(
         ctx, "judge", Verdict, "adversarial/judge", **verified(state),
-        history=history(state["arguments"], ctx.words.evidence),
+        history=history(state["arguments"]),
     )  # fmt: skip
     if result.value is None:
         return {
@@ -317,7 +306,7 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
         ctx, "stress_analyst", "adversarial/stress_analyst", **verified(state),
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
-        history=history(state["arguments"], ctx.words.evidence),
+        history=history(state["arguments"]),
     )  # fmt: skip
     text = text.strip()
     sentences = [text[a:b] for a, b in iter_sentences(text) if text[a:b].strip()]
@@ -358,16 +347,14 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     """The report in one analyst's voice, adopting the winner, centred on the weakest link;
     then the shared recommendation block is parsed from it."""
     ctx = runtime.context
-    prompt = render(
-        "adversarial/lead_analyst",
-        **verified(state),
+    draft, parsed = await write_draft(
+        ctx, "lead_analyst", "lead_analyst", "adversarial/lead_analyst", **verified(state),
         call=state["call"],
         briefing=state["briefing"],
-        history=history(state["arguments"], ctx.words.evidence),
+        history=history(state["arguments"]),
         verdict=state.get("verdict"),
         stress=state["stress"],
-    )
-    draft, parsed = await write_draft(ctx, "lead_analyst", "lead_analyst", prompt)
+    )  # fmt: skip
     arguments = state["arguments"]
     extras = {
         "adversarial": {

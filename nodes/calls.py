@@ -1,24 +1,29 @@
-"""The one way a node asks a model: pick the role's model, render the prompt, call it (for text,
-or for a validated structure). Usage and retries land in the running node's trace
-(nodes.tracing.traced); the model's name comes back for the node's output."""
+"""The one way a node asks a model: pick the role's model, render the prompt sized to that
+model's context window, call it (for text, or for a validated structure). Usage, retries and
+any cut made to fit land in the running node's trace (nodes.tracing.traced); the model's name
+comes back for the node's output."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from core.context import RunContext
-from core.llm import Structured, complete, complete_structured
-from prompts import render
+from core.llm import ChatHandle, Structured, complete, complete_structured, record_cut
+from core.window import ContextError, Cut, Fit, Window
+from prompts import Prompt, render
 
 S = TypeVar("S", bound=BaseModel)
 
 
 async def say(ctx: RunContext, role: str, template: str, **variables: Any) -> tuple[str, str]:
-    """`role`'s answer to the prompt `template` filled with `variables`: (text, model name)."""
+    """`role`'s answer to the prompt `template` filled with `variables`: (text, model name).
+    `Fit` variables are sent whole when the model's window allows, else cut by relevance."""
     handle = ctx.models.chat(role)
-    text = await complete(handle, render(template, **variables).messages(), role=role)
+    prompt = fitted(handle, template, variables)
+    text = await complete(handle, prompt.messages(), role=role)
     return text, handle.name
 
 
@@ -28,11 +33,73 @@ async def ask(
     """`role`'s model fills `schema` (validated, retried within the run's parse budget): the
     outcome (a failure is returned, never defaulted) and the model's name."""
     handle = ctx.models.chat(role)
+    prompt = fitted(handle, template, variables, tools=json.dumps(schema.model_json_schema()))
     result = await complete_structured(
         handle,
         schema,
-        render(template, **variables).messages(),
+        prompt.messages(),
         validate=lambda value: value,
         retries=ctx.options.parse_retries,
     )
     return result, handle.name
+
+
+def fitted(
+    handle: ChatHandle, template: str, variables: dict[str, Any], *, tools: str = ""
+) -> Prompt:
+    """Render `template` so it fits `handle`'s window: each `Fit` variable whole when the whole
+    prompt fits, else cut by relevance to its share of the room left by the rest of the prompt
+    (shares in proportion to their size). Every cut is recorded with the share kept."""
+    fits = {k: v for k, v in variables.items() if isinstance(v, Fit)}
+    if not fits:
+        return render(template, **variables)
+    texts: dict[str, str] = {}
+    for key, fit in fits.items():
+        texts[key], cap = fit.capped()
+        if cap is not None:
+            record_cut(cap)
+    whole = render(template, **{**variables, **texts})
+    window = handle.window
+    if window is None:
+        return whole
+    room = window.prompt_room - (window.counter.count(tools) if tools else 0)
+    if _size(whole, window) <= room:
+        return whole
+    empty = render(template, **{**variables, **dict.fromkeys(fits, "")})
+    fixed = _size(empty, window)
+    if fixed >= room:
+        raise ContextError(
+            f"{template}: the prompt without its {', '.join(f.label for f in fits.values())} "
+            f"is {fixed:,} tokens; {handle.name}'s {window.tokens:,}-token window keeps "
+            f"{room:,} for prompts after the answer's {window.answer:,}"
+        )
+    sizes = {k: max(1, window.counter.count(t)) for k, t in texts.items()}
+    total = sum(sizes.values())
+    spare = room - fixed
+    for _ in range(4):  # the pieces' counts can fall short of the joined text's: re-measure
+        kept: dict[str, float] = {}
+        for key, fit in fits.items():
+            share = spare * sizes[key] // total
+            texts[key], kept[key] = _cut(fit, texts[key], share, window)
+        prompt = render(template, **{**variables, **texts})
+        over = _size(prompt, window) - room
+        if over <= 0:
+            break
+        spare -= over + 8
+    else:
+        raise ContextError(f"{template}: could not fit {handle.name}'s window")
+    for key, fit in fits.items():
+        if kept[key] < 1.0:
+            limit = f"{handle.name}'s {window.tokens:,}-token context window"
+            record_cut(Cut(fit.label, kept[key], sizes[key], "tokens", limit))
+    return prompt
+
+
+def _cut(fit: Fit, text: str, tokens: int, window: Window) -> tuple[str, float]:
+    if window.counter.count(text) <= tokens:
+        return text, 1.0
+    return fit.within(tokens, window.counter)
+
+
+def _size(prompt: Prompt, window: Window) -> int:
+    return window.counter.count(prompt.system) + window.counter.count(prompt.user)

@@ -103,12 +103,11 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
     manuscript = state.get("manuscript")
     new_round = manuscript is None or (feedback is not None and feedback.speaker == "client")
     round_no = state.get("round", 0) + (1 if new_round else 0)
-    words = ctx.words.transcript if manuscript is None else ctx.words.evidence
     text, model = await say(
         ctx, "writer", "conversation/writer", **verified(state),
         call=state["call"],
         sections=SECTIONS,
-        transcript=state["transcript"].excerpt(words),
+        transcript=ctx.call_text(state["transcript"]),
         manuscript=manuscript,
         feedback=feedback,
     )  # fmt: skip
@@ -132,7 +131,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
-            transcript=state["transcript"].excerpt(ctx.words.evidence),
+            transcript=ctx.call_text(state["transcript"]),
             financials=financials_table(state.get("financials")),
         )  # fmt: skip
         turn = ConversationTurn(speaker=role, round=state["round"], model=model, text=text)

@@ -15,7 +15,6 @@ from nodes.facts import verified
 from nodes.parsing import write_draft
 from nodes.specialists import SPECIALISTS
 from nodes.tracing import traced
-from prompts import render
 
 ROLES = roles(
     Role("trust", remote=3000, local=450),
@@ -60,14 +59,12 @@ async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[st
 async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R* = synthesize(R2, A): the final report, then its recommendations parsed for the guard."""
     ctx = runtime.context
-    prompt = render(
-        "findebate/leader",
-        **verified(state),
+    candidate, _ = await write_draft(
+        ctx, "leader", "leader", "findebate/leader", **verified(state),
         original=state["draft"].markdown,
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),
-    )
-    candidate, _ = await write_draft(ctx, "leader", "leader", prompt)
+    )  # fmt: skip
     return {
         "candidate": candidate,
         "debate": [DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown)],

@@ -56,7 +56,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
         report=draft.markdown,
         problems=[{"text": t, "context": c} for t, c in before],
         passages=passages_for(
-            state["transcript"], [c for _, c in before], budget_words=ctx.words.evidence
+            state["transcript"], [c for _, c in before], cap_words=ctx.words.evidence
         ),
         financials=financials.figures_text() if financials else "",
     )

@@ -13,7 +13,8 @@ from core.llm import Structured, complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
 from core.roles import Role, roles
 from core.state import Draft
-from prompts import Prompt, render
+from nodes.calls import fitted
+from prompts import render
 
 ROLES = roles(
     # local: the bounded block's worst case (3 x (300 + 3 x 120) chars, ~550 tokens) always
@@ -50,11 +51,12 @@ async def parse_recommendations(
 
 
 async def write_draft(
-    ctx: RunContext, role: str, author: str, prompt: Prompt
+    ctx: RunContext, role: str, author: str, template: str, **variables: Any
 ) -> tuple[Draft, Structured[list[Recommendation]]]:
-    """One report from `role`'s model, with its recommendations parsed (or the parse failure)."""
+    """One report from `role`'s model (the prompt `template` filled with `variables`, sized to
+    its window like `nodes.calls.say`), with its recommendations parsed (or the failure)."""
     handle = ctx.models.chat(role)
-    markdown = await complete(handle, prompt.messages(), role=role)
+    markdown = await complete(handle, fitted(handle, template, variables).messages(), role=role)
     parsed = await parse_recommendations(ctx, markdown)
     draft = Draft(
         author=author,

@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
-from core.rag import format_passages, interleave, take_words
+from core.rag import interleave
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
 from nodes.calls import say
@@ -74,11 +74,10 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         ctx = runtime.context
         evidence = state.get("evidence", {})
         ranked = interleave([evidence.get(d, []) for d in dimensions])
-        passages = take_words(ranked, ctx.words.evidence)
         text, model = await say(
             ctx, role, f"findebate/{role}", **verified(state),
             call=state["call"],
-            evidence=format_passages(passages) or "(no passages were retrieved)",
+            evidence=ctx.passages(ranked),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 

@@ -44,7 +44,8 @@ def describe(update: dict[str, Any]) -> str:
 
 def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
     """Record the node's trace (with `summary` of its update for progress displays); outcome
-    is `degraded` when the node reports failures."""
+    is `degraded` when the node reports failures. Cuts made to fit a prompt to its model's
+    window become notes naming this node and the share kept."""
 
     def decorate(fn: NodeFn[StateT]) -> NodeFn[StateT]:
         @functools.wraps(fn)
@@ -75,6 +76,9 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
                 summary=summary(update),
             )
             runtime.context.control.spend(stats.prompt_tokens + stats.completion_tokens)
+            if stats.cuts:  # what a prompt lost to fit its model's window, for the report's notes
+                cuts = [c.note(name) for c in stats.cuts]
+                update = {**update, "notes": [*update.get("notes", []), *cuts]}
             return {**update, "trace": [trace]}
 
         return node

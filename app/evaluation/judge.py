@@ -4,13 +4,15 @@ validates is returned as missing with its error, never filled with a middle scor
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from pydantic import BaseModel
 
 from core.judging import FinDebateGrade, Preference, ReportGrade
 from core.llm import ChatHandle, Structured, complete_structured
-from prompts import render
+from core.window import Fit
+from nodes.calls import fitted
 
 
 class JudgeScores(BaseModel):
@@ -26,14 +28,18 @@ class JudgeScores(BaseModel):
 
 
 async def _ask(
-    handle: ChatHandle, schema: type[BaseModel], prompt: str, retries: int, **kw: str
+    handle: ChatHandle, schema: type[BaseModel], prompt: str, retries: int, **kw: str | Fit
 ) -> Structured[BaseModel]:
+    """The judge's verdict; the call (a `Fit`) is sized to the judge's window like a node's."""
+    messages = fitted(handle, prompt, kw, tools=json.dumps(schema.model_json_schema())).messages()
     return await complete_structured(
-        handle, schema, render(prompt, **kw).messages(), validate=lambda v: v, retries=retries
+        handle, schema, messages, validate=lambda v: v, retries=retries
     )
 
 
-async def grade(handle: ChatHandle, report: str, transcript: str, *, retries: int) -> JudgeScores:
+async def grade(
+    handle: ChatHandle, report: str, transcript: str | Fit, *, retries: int
+) -> JudgeScores:
     out = JudgeScores(judge=handle.name)
     fd = await _ask(
         handle,
@@ -85,7 +91,7 @@ async def pairwise(
     handle: ChatHandle,
     x: tuple[str, str],
     y: tuple[str, str],
-    transcript: str,
+    transcript: str | Fit,
     *,
     retries: int,
 ) -> Pairwise:

@@ -33,6 +33,7 @@ from core.metrics import (
     report_prose,
 )
 from core.transcript import Transcript, TranscriptError, parse_transcript
+from core.window import CALL_QUERY, transcript_fit
 
 JUDGE_ROLE = "grader"
 
@@ -232,7 +233,12 @@ class Evaluation:
         return out
 
     async def judge(
-        self, handle: ChatHandle, *, retries: int, excerpt_words: int, pair: tuple[str, str] | None
+        self,
+        handle: ChatHandle,
+        *,
+        retries: int,
+        excerpt_words: int | None,
+        pair: tuple[str, str] | None,
     ) -> None:
         """Grade every saved report not yet graded by this judge; then the pairwise duel. The
         judge reads the report without our header, so it never sees which pipeline wrote it."""
@@ -241,7 +247,7 @@ class Evaluation:
         for n, rec in enumerate(todo, 1):
             assert rec.report is not None
             item = next(i for i in self.items if i.id == rec.id)
-            excerpt = self.transcript(item).excerpt(excerpt_words)
+            excerpt = transcript_fit(self.transcript(item), CALL_QUERY, cap_words=excerpt_words)
             with self._counted():
                 scores = await grade(handle, report_prose(rec.report), excerpt, retries=retries)
             self.tally.judged += 1
@@ -270,7 +276,7 @@ class Evaluation:
                     saved = Pairwise.model_validate_json(path.read_text(encoding="utf-8"))
                     if saved.judge == handle.name:
                         continue
-                excerpt = self.transcript(item).excerpt(excerpt_words)
+                excerpt = transcript_fit(self.transcript(item), CALL_QUERY, cap_words=excerpt_words)
                 with self._counted():
                     res = await pairwise(
                         handle, (x, report_prose(rx.report)), (y, report_prose(ry.report)), excerpt,
@@ -295,12 +301,13 @@ class Evaluation:
             self.tally.cached_calls += stats.cached_calls
 
     async def judge_with(self, engine: Engine, pair: tuple[str, str] | None) -> None:
-        """`judge` with the engine's grader model, its parse retries and evidence budget."""
+        """`judge` with the engine's grader model and parse retries; the judge reads the whole
+        call when its window holds it (else cut by relevance; EDESK_TRANSCRIPT_WORDS caps it)."""
         s = engine.settings
         await self.judge(
             engine.models.chat(JUDGE_ROLE),
             retries=s.parse_retries,
-            excerpt_words=s.evidence_budget(),
+            excerpt_words=s.transcript_budget(),
             pair=pair,
         )
 

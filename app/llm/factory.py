@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from dataclasses import replace
@@ -12,12 +13,16 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_openai import ChatOpenAI
 
-from app.llm.local import LOCAL_ALIAS, LlamaCppChat
+from app.llm.local import LOCAL_ALIAS, LlamaCppChat, bundled_model_path
+from app.llm.tokens import context_window, llama_vocab, openai_counter
 from app.settings import Provider, Settings
 from core.cache import SqliteLLMCache
 from core.fake_llm import FakeModels, Script, canned
 from core.faults import FaultPlan, FaultyChatModel
 from core.llm import ChatHandle, ModelSource
+from core.window import Window
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
@@ -49,6 +54,7 @@ class ModelFactory(ModelSource):
         self.settings = settings
         self.local_base_url = local_base_url
         self._handles: dict[str, ChatHandle] = {}
+        self._assumed: set[str] = set()  # models whose window was assumed (logged once)
         self._limits: dict[str, asyncio.Semaphore] = {}
         # the `fake` provider stands in for a real model (demos, browser tests): it streams
         self._fakes = FakeModels(
@@ -84,12 +90,17 @@ class ModelFactory(ModelSource):
     def _build(self, role: str) -> ChatHandle:
         s = self.settings
         provider, model = role_spec(s, role)
+        budget = s.budget(role, provider)
         if provider == "fake":
             fake = self._fakes.chat(role).model
             if self.faults is not None:
                 fake = FaultyChatModel(inner=fake, plan=self.faults)
-            return ChatHandle(fake, f"fake:{model}", None, s.max_retries, s.retry_backoff)
-        budget = s.budget(role, provider)
+            # sized only when EDESK_CONTEXT_WINDOWS names "fake" (tests of the cut); in words
+            tokens = s.context_windows.get("fake")
+            window = Window(tokens, min(budget, tokens // 4)) if tokens else None
+            return ChatHandle(
+                fake, f"fake:{model}", None, s.max_retries, s.retry_backoff, window=window
+            )
         common: dict[str, Any] = {
             "temperature": s.temperature,
             "top_p": s.top_p,
@@ -108,8 +119,12 @@ class ModelFactory(ModelSource):
                 extra_body={"max_tokens": budget},
                 **common,
             )
-            name = f"local:{(s.local_model_path.name if s.local_model_path else LOCAL_ALIAS)}"
-            return ChatHandle(chat, name, self._limit("local"), s.max_retries, s.retry_backoff)
+            path = s.local_model_path or bundled_model_path()
+            name = f"local:{path.name}"
+            window = Window(s.local_n_ctx, budget, llama_vocab(path))
+            return ChatHandle(
+                chat, name, self._limit("local"), s.max_retries, s.retry_backoff, window=window
+            )
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         if key is None and s.openai_base_url is None:
             raise ConfigError("EDESK_OPENAI_API_KEY is required for api.openai.com")
@@ -125,8 +140,22 @@ class ModelFactory(ModelSource):
             stream_usage=True,  # streamed runs (the web page) count tokens like unstreamed ones
             **kwargs,
         )
+        tokens, known = context_window(model, s.context_windows)
+        if not known and model not in self._assumed:
+            self._assumed.add(model)
+            log.warning(
+                "no context window known for model %r: assuming %d tokens "
+                '(set EDESK_CONTEXT_WINDOWS=\'{"%s": <tokens>}\')',
+                model, tokens, model,
+            )  # fmt: skip
+        window = Window(tokens, budget, openai_counter(model))
         return ChatHandle(
-            chat, f"openai:{model}", self._limit("openai"), s.max_retries, s.retry_backoff
+            chat,
+            f"openai:{model}",
+            self._limit("openai"),
+            s.max_retries,
+            s.retry_backoff,
+            window=window,
         )
 
 

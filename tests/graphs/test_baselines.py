@@ -30,13 +30,15 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
 ) -> None:
     writer = Script.of(default="report")
     models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
-    async with fake_engine(models, transcript_words=50) as engine:
+    async with fake_engine(models, transcript_words=150) as engine:
         out = await engine.run("zero_shot", parse_transcript(sample_text))
     assert out.report is not None and out.report.status == "succeeded"
     assert [t.node for t in out.report.trace] == ["facts", "synthesize", "fact_check", "report"]
     prompt = writer.calls[0].text
-    assert "Northwind" in prompt and "speculate on that" not in prompt  # cut at 50 words
-    assert any("first 50 words" in n for n in out.report.notes)
+    # the opening first, then the passages that best match what a reader of a call looks for
+    assert "Northwind" in prompt and "speculate on that" not in prompt and "[...]" in prompt
+    note = next(n for n in out.report.notes if n.startswith("synthesize: the transcript"))
+    assert "150-word option" in note and "by relevance" in note
     assert out.report.evidence.passages == []
 
 
