@@ -195,6 +195,7 @@ class DebateTurn(BaseModel):
     agent: Literal["trust", "skeptic", "leader"]
     model: str
     text: str
+    round: int = 1
 
     def summary(self) -> str:
         return clip(self.text)
@@ -205,6 +206,7 @@ class RevertDecision(BaseModel):
 
     reverted: bool
     reasons: list[str] = Field(default_factory=list)
+    round: int = 1
 
     def summary(self) -> str:
         if self.reverted:

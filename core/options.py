@@ -68,6 +68,13 @@ class RunOptions(BaseModel):
         le=100,
         description="findebate: the debate is reverted when a conviction moves more than this",
     )
+    debate_rounds: Annotated[int, Surface(pipelines=("findebate",), metavar="N")] = Field(
+        default=1,
+        ge=1,
+        le=3,
+        description="findebate: Trust-Skeptic-Leader rounds (1 as the paper recommends; 2 is its "
+        "ablation); the revert guard checks every round against the original report",
+    )
     chunk_words: int = Field(default=150, ge=20, le=400, description="words per transcript chunk")
     retrieval_k: int = Field(default=4, ge=1, le=50, description="passages per retrieval query")
     evidence_per_dimension: int = Field(

@@ -94,6 +94,8 @@ class PipelineState(TypedDict, total=False):
     analyses: Annotated[dict[str, Analysis], merge_dicts]
     draft: Draft
     debate: Annotated[list[DebateTurn], operator.add]
+    debate_round: int  # the round the leader last closed (1-based)
+    debate_limit: int  # the run's debate_rounds
     candidate: Draft
     decision: RevertDecision
     final: Draft

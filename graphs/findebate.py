@@ -9,7 +9,14 @@ from core.context import RunContext
 from core.state import PipelineInput, PipelineOutput, PipelineState
 from graphs._common import add_report, add_start, pipeline_graph
 from nodes.debate import debate_log, leader, skeptic, trust
-from nodes.guards import accept, core_compromised, has_recommendations, integrity_check, revert
+from nodes.guards import (
+    accept,
+    another_round,
+    core_compromised,
+    has_recommendations,
+    integrity_check,
+    revert,
+)
 from nodes.retrieval import make_ingest, make_retrieve
 from nodes.specialists import FINDEBATE_DIMENSIONS, SPECIALISTS, make_specialist
 from nodes.synthesis import make_writer
@@ -54,6 +61,7 @@ def build_findebate() -> PipelineGraph:
         "integrity_check", core_compromised, {"accept": "accept", "revert": "revert"}
     )
     add_report(graph, parts=debate_log)
-    graph.add_edge("accept", "fact_check")
+    # debate_rounds > 1 (the paper's ablation): another round from the accepted report
+    graph.add_conditional_edges("accept", another_round, {"debate": "trust", "done": "fact_check"})
     graph.add_edge("revert", "fact_check")
     return graph

@@ -10,6 +10,7 @@ from core.context import RunContext
 from core.contract import DebateLog, DebateTurn
 from core.roles import Role, roles
 from core.state import PipelineState
+from core.window import Fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import write_draft
@@ -29,10 +30,21 @@ def _analyses(state: PipelineState) -> list[Any]:
 
 
 def _turn(state: PipelineState, agent: str) -> str:
-    for turn in state.get("debate", []):
+    """`agent`'s latest turn."""
+    for turn in reversed(state.get("debate", [])):
         if turn.agent == agent:
             return turn.text
     raise KeyError(f"the {agent} agent has not spoken yet")
+
+
+def _round(state: PipelineState) -> int:
+    """The round now being debated (1-based)."""
+    return state.get("debate_round", 0) + 1
+
+
+def current(state: PipelineState) -> str:
+    """The report this round improves: the last round's accepted report, else the draft R0."""
+    return state.get("final", state["draft"]).markdown
 
 
 @traced("trust")
@@ -40,9 +52,9 @@ async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
     """R1 = optimize(R0, A): more evidence and sharper argument, stance untouched."""
     text, model = await say(
         runtime.context, "trust", "findebate/trust", **verified(state),
-        report=state["draft"].markdown, analyses=_analyses(state),
+        report=current(state), analyses=_analyses(state),
     )  # fmt: skip
-    return {"debate": [DebateTurn(agent="trust", model=model, text=text)]}
+    return {"debate": [DebateTurn(agent="trust", model=model, text=text, round=_round(state))]}
 
 
 @traced("skeptic")
@@ -52,22 +64,33 @@ async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[st
         runtime.context, "skeptic", "findebate/skeptic", **verified(state),
         report=_turn(state, "trust"), analyses=_analyses(state),
     )  # fmt: skip
-    return {"debate": [DebateTurn(agent="skeptic", model=model, text=text)]}
+    turn = DebateTurn(agent="skeptic", model=model, text=text, round=_round(state))
+    return {"debate": [turn]}
 
 
 @traced("leader")
 async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """R* = synthesize(R2, A): the final report, then its recommendations parsed for the guard."""
+    """R* = synthesize(R2, A): the final report from the original, both reviews and the five
+    specialist analyses (the paper's full analytical context), then its recommendations parsed
+    for the guard."""
     ctx = runtime.context
+    n = _round(state)
     candidate, _ = await write_draft(
         ctx, "leader", "leader", "findebate/leader", **verified(state),
         original=state["draft"].markdown,
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),
+        analyses=Fit.of(
+            "specialist analyses",
+            [f"### {a.role.replace('_', ' ').title()}\n{a.text}" for a in _analyses(state)],
+        ),
     )  # fmt: skip
+    turn = DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown, round=n)
     return {
         "candidate": candidate,
-        "debate": [DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown)],
+        "debate": [turn],
+        "debate_round": n,
+        "debate_limit": ctx.options.debate_rounds,
     }
 
 

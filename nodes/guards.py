@@ -30,7 +30,7 @@ async def integrity_check(state: PipelineState, runtime: Runtime[RunContext]) ->
         state["candidate"].recommendations,
         max_conviction_shift=runtime.context.options.max_conviction_shift,
     )
-    return {"decision": decision}
+    return {"decision": decision.model_copy(update={"round": state.get("debate_round", 1)})}
 
 
 def core_compromised(state: PipelineState) -> Literal["revert", "accept"]:
@@ -44,11 +44,21 @@ async def accept(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
     return {"final": state["candidate"]}
 
 
+def another_round(state: PipelineState) -> Literal["debate", "done"]:
+    """After an accepted round: debate again (from the accepted report) until the run's
+    `debate_rounds`; the guard has checked every round."""
+    return "debate" if state.get("debate_round", 1) < state.get("debate_limit", 1) else "done"
+
+
 @traced("revert")
 async def revert(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Return R0 unchanged; the reasons stay in the decision and the notes."""
+    """Keep the last report that passed the guard: R0 in the first round, else the previous
+    round's accepted report; the reasons stay in the decision and the notes."""
     reasons = "; ".join(state["decision"].reasons)
-    return {
-        "final": state["draft"],
-        "notes": [f"debate reverted to the original report: {reasons}"],
-    }
+    n = state.get("debate_round", 1)
+    if n <= 1 or "final" not in state:
+        return {
+            "final": state["draft"],
+            "notes": [f"debate reverted to the original report: {reasons}"],
+        }
+    return {"notes": [f"debate round {n} reverted to round {n - 1}'s accepted report: {reasons}"]}

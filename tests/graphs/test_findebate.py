@@ -46,6 +46,35 @@ async def test_debate_accepted_when_stance_preserved(fake_engine: Any, sample_te
     assert "TRUST: stronger evidence" in skeptic_prompt
     leader_prompt = models.script("leader").calls[0].text
     assert DRAFT.splitlines()[1] in leader_prompt and "SKEPTIC: risks" in leader_prompt
+    # ... and the five specialist analyses (the paper's full analytical context)
+    assert all(f"{role} analysis" in leader_prompt for role in SPECIALISTS)
+
+
+async def test_two_debate_rounds_each_guarded(fake_engine: Any, sample_text: str) -> None:
+    """debate_rounds=2 (the paper's ablation): round 2 starts from round 1's accepted report."""
+    models = findebate_models(block(), block(convictions=(78, 72, 75)), block())
+    _, report = await run(fake_engine, models, sample_text, debate_rounds=2)
+    assert report.debate is not None and report.debate.decision is not None
+    turns = [(t.agent, t.round) for t in report.debate.turns]
+    assert turns == [(a, r) for r in (1, 2) for a in ("trust", "skeptic", "leader")]
+    assert report.debate.decision.round == 2 and not report.debate.decision.reverted
+    nodes = [t.node for t in report.trace]
+    assert nodes.count("integrity_check") == 2 and nodes.count("accept") == 2
+    assert LEADER.splitlines()[1] in models.script("trust").calls[1].text  # round 1's report
+
+
+async def test_second_round_reverted_keeps_the_first_rounds_report(
+    fake_engine: Any, sample_text: str
+) -> None:
+    models = findebate_models(
+        block(), block(convictions=(78, 72, 75)), block(positions=("SHORT", "LONG", "LONG"))
+    )
+    _, report = await run(fake_engine, models, sample_text, debate_rounds=2)
+    assert report.debate is not None and report.debate.decision is not None
+    assert report.debate.decision.reverted and report.debate.decision.round == 2
+    assert [r.conviction for r in report.recommendations] == [78, 72, 75]  # round 1 kept
+    assert any("round 2 reverted to round 1" in n for n in report.notes)
+    assert [t.node for t in report.trace].count("trust") == 2
 
 
 @pytest.mark.parametrize(

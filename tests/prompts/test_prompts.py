@@ -118,9 +118,9 @@ def test_debate_agents_must_keep_the_stance(name: str) -> None:
     assert "position" in p.system.lower()
 
 
-def test_leader_sees_all_three_reports() -> None:
-    p = prompts.render("findebate/leader", **VARS)
-    for slot in ("ORIGINAL-SLOT", "TRUST-SLOT", "SKEPTIC-SLOT"):
+def test_leader_sees_all_three_reports_and_the_analyses() -> None:
+    p = prompts.render("findebate/leader", **{**VARS, "analyses": "ANALYSES-SLOT"})
+    for slot in ("ORIGINAL-SLOT", "TRUST-SLOT", "SKEPTIC-SLOT", "ANALYSES-SLOT"):
         assert slot in p.user
 
 
