@@ -55,5 +55,9 @@ def build_adversarial() -> AdversarialGraph:
     graph.add_edge(["bull_closing", "bear_closing"], "judge")
     graph.add_edge("judge", "stress_analyst")
     graph.add_edge("stress_analyst", "lead_analyst")
-    graph.add_edge("lead_analyst", "fact_check")
+    graph.add_node("verdict_check", adv.verdict_check)
+    graph.add_edge("lead_analyst", "verdict_check")
+    graph.add_conditional_edges(
+        "verdict_check", adv.route_verdict, {"revise": "lead_analyst", "done": "fact_check"}
+    )
     return graph

@@ -71,6 +71,39 @@ def in_debate_order(left: list[Argument], right: list[Argument]) -> list[Argumen
     return sorted([*left, *right], key=key)
 
 
+class LeadCheck(BaseModel):
+    """Do the Lead's positions side with the Judge's verdict? (a code check, like findebate's
+    integrity check): a report with no horizon on the winner's side and at least one against
+    it contradicts the verdict; it is revised once, and a contradiction that remains is
+    reported."""
+
+    model_config = ConfigDict(frozen=True)
+
+    consistent: bool
+    reason: str = ""
+    revisions: int = 0
+
+    def summary(self) -> str:
+        if self.consistent:
+            return "positions consistent with the verdict" + (
+                " after one revision" if self.revisions else ""
+            )
+        return self.reason
+
+
+def verdict_conflict(verdict: Verdict | None, positions: list[str]) -> str:
+    """Why the positions contradict the verdict ("" when they do not, or there is none)."""
+    if verdict is None or not positions:
+        return ""
+    side, against = ("LONG", "SHORT") if verdict.winner == "Bull" else ("SHORT", "LONG")
+    if side in positions or against not in positions:
+        return ""
+    return (
+        f"the Judge's verdict is {verdict.winner}, but the report's positions are "
+        f"{'/'.join(positions)} (1 day/1 week/1 month): none is {side}"
+    )
+
+
 class AdversarialState(PipelineState, total=False):
     """adversarial (seed 004): the CIO briefing, every speech, the parsed cross-examination,
     rebuttal assessment and verdict (None when unparseable), the stress test."""
@@ -81,6 +114,7 @@ class AdversarialState(PipelineState, total=False):
     assessment: RebuttalAssessment | None
     verdict: Verdict | None
     stress: str
+    lead_check: LeadCheck
 
 
 Side = Literal["bull", "bear"]
@@ -345,8 +379,10 @@ def lead_checks(markdown: str) -> list[str]:
 @traced("lead_analyst")
 async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The report in one analyst's voice, adopting the winner, centred on the weakest link;
-    then the shared recommendation block is parsed from it."""
+    then the shared recommendation block is parsed from it. Asked again once (with the reason)
+    when its positions contradicted the verdict."""
     ctx = runtime.context
+    check = state.get("lead_check")
     draft, parsed = await write_draft(
         ctx, "lead_analyst", "lead_analyst", "adversarial/lead_analyst", **verified(state),
         call=state["call"],
@@ -354,6 +390,7 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
         history=history(state["arguments"]),
         verdict=state.get("verdict"),
         stress=state["stress"],
+        conflict=check.reason if check is not None and not check.consistent else "",
     )  # fmt: skip
     arguments = state["arguments"]
     extras = {
@@ -377,5 +414,30 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     return update
 
 
+@traced("verdict_check")
+async def verdict_check(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Compare the Lead's positions with the Judge's verdict (no model involved)."""
+    before = state.get("lead_check")
+    revisions = 0 if before is None else before.revisions + (0 if before.consistent else 1)
+    positions = [r.position.value for r in state["draft"].recommendations or []]
+    reason = verdict_conflict(state.get("verdict"), positions)
+    check = LeadCheck(consistent=not reason, reason=reason, revisions=revisions)
+    update: dict[str, Any] = {
+        "lead_check": check,
+        "extras": {"verdict_check": check.model_dump()},
+    }
+    if reason and revisions >= 1:
+        update["notes"] = [f"verdict_check: still inconsistent after one revision: {reason}"]
+    elif not reason and revisions:
+        update["notes"] = ["verdict_check: the report was revised once to match the verdict"]
+    return update
+
+
+def route_verdict(state: AdversarialState) -> Literal["revise", "done"]:
+    """A contradiction is sent back to the Lead once; after that it is reported."""
+    check = state["lead_check"]
+    return "revise" if not check.consistent and check.revisions == 0 else "done"
+
+
 # The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (Argument, Challenges, RebuttalAssessment, Verdict)
+STATE_TYPES: tuple[type, ...] = (Argument, Challenges, RebuttalAssessment, Verdict, LeadCheck)

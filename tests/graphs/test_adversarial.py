@@ -68,7 +68,9 @@ def models(
         "judge": judge or Script.of(default=VERDICT),
         "stress_analyst": Script.of(default=stress),
         "lead_analyst": Script.of(default=lead),
-        "extractor": Script.of(default=extractor or block()),
+        "extractor": extractor
+        if isinstance(extractor, Script)
+        else Script.of(default=extractor or block()),
     }
     return FakeModels(scripts)
 
@@ -255,3 +257,41 @@ async def test_unparseable_recommendations_degrade(fake_engine: Any, sample_text
     r = out.report
     assert r.status == "degraded" and r.recommendations == []
     assert r.failures[0].node == "lead_analyst"
+
+
+async def test_lead_contradicting_the_verdict_is_revised_once(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """A Bull verdict with SHORT everywhere is sent back to the Lead once, with the reason."""
+    extractor = Script.of(block(positions=("SHORT",) * 3), block())
+    m = models(extractor=extractor)
+    out = await run(fake_engine, m, sample_text)
+    report = out.report
+    assert nodes(report).count("lead_analyst") == 2 and nodes(report).count("verdict_check") == 2
+    second = m.script("lead_analyst").calls[1].text
+    assert "contradicted that thesis" in second and "SHORT/SHORT/SHORT" in second
+    assert report.extras["verdict_check"] == {"consistent": True, "reason": "", "revisions": 1}
+    assert any("revised once to match the verdict" in n for n in report.notes)
+    assert [r.position.value for r in report.recommendations] == ["LONG"] * 3
+
+
+async def test_lead_still_contradicting_after_the_revision_is_reported(
+    fake_engine: Any, sample_text: str
+) -> None:
+    m = models(extractor=block(positions=("SHORT", "NEUTRAL", "SHORT")))
+    out = await run(fake_engine, m, sample_text)
+    report = out.report
+    assert report.status in ("succeeded", "degraded")
+    assert nodes(report).count("lead_analyst") == 2  # the loop stops after one revision
+    check = report.extras["verdict_check"]
+    assert check["consistent"] is False and check["revisions"] == 1
+    assert any("still inconsistent after one revision" in n for n in report.notes)
+
+
+async def test_neutral_or_mixed_positions_are_not_a_contradiction(
+    fake_engine: Any, sample_text: str
+) -> None:
+    m = models(extractor=block(positions=("SHORT", "LONG", "NEUTRAL")))
+    out = await run(fake_engine, m, sample_text)
+    assert nodes(out.report).count("lead_analyst") == 1
+    assert out.report.extras["verdict_check"]["consistent"] is True
