@@ -14,7 +14,7 @@ from core.window import Fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import write_draft
-from nodes.specialists import SPECIALISTS
+from nodes.specialists import analyses_fit
 from nodes.tracing import traced
 
 ROLES = roles(
@@ -24,9 +24,8 @@ ROLES = roles(
 )
 
 
-def _analyses(state: PipelineState) -> list[Any]:
-    analyses = state.get("analyses", {})
-    return [analyses[r] for r in SPECIALISTS if r in analyses]
+def _analyses(state: PipelineState) -> Fit:
+    return analyses_fit(state.get("analyses", {}))
 
 
 def _turn(state: PipelineState, agent: str) -> str:
@@ -80,10 +79,7 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
         original=state["draft"].markdown,
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),
-        analyses=Fit.of(
-            "specialist analyses",
-            [f"### {a.role.replace('_', ' ').title()}\n{a.text}" for a in _analyses(state)],
-        ),
+        analyses=_analyses(state),
     )  # fmt: skip
     turn = DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown, round=n)
     return {

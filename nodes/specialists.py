@@ -10,6 +10,7 @@ from core.context import RunContext
 from core.rag import interleave
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
+from core.window import Fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.tracing import NodeFn, traced
@@ -82,3 +83,20 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 
     return specialist
+
+
+def analyses_fit(analyses: dict[str, Analysis]) -> Fit:
+    """The specialists' analyses (in SPECIALISTS order) for a prompt: whole when the window
+    holds them, else each analyst's opening paragraphs first, round robin, so every voice is
+    kept before any is kept at length."""
+    pieces: list[str] = []
+    rank: list[tuple[int, int]] = []  # (paragraph number, piece index)
+    for role in SPECIALISTS:
+        if role not in analyses:
+            continue
+        paragraphs = [p for p in analyses[role].text.strip().split("\n\n") if p.strip()] or [""]
+        title = role.replace("_", " ").title()
+        for n, para in enumerate(paragraphs):
+            rank.append((n, len(pieces)))
+            pieces.append(f"### {title}\n{para}" if n == 0 else para)
+    return Fit.of("specialist analyses", pieces, [i for _, i in sorted(rank)])

@@ -13,7 +13,7 @@ from core.roles import Role, roles
 from core.state import PipelineState
 from nodes.facts import verified
 from nodes.parsing import unparseable, write_draft
-from nodes.specialists import SPECIALISTS
+from nodes.specialists import analyses_fit
 from nodes.tracing import NodeFn, traced
 
 ROLES = roles(
@@ -29,9 +29,8 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[str,
     """The writer's prompt template and variables (long parts as `Fit`s, sized when sent)."""
     call = state["call"]
     if source == "analyses":
-        analyses = state.get("analyses", {})
-        ordered = [analyses[r] for r in SPECIALISTS if r in analyses]
-        return "findebate/synthesizer", {**verified(state), "call": call, "analyses": ordered}
+        analyses = analyses_fit(state.get("analyses", {}))
+        return "findebate/synthesizer", {**verified(state), "call": call, "analyses": analyses}
     if source == "evidence":
         ranked = interleave(list(state.get("evidence", {}).values()))
         return "baselines/standard_rag", {

@@ -124,3 +124,17 @@ def test_the_local_model_counts_with_its_own_tokenizer() -> None:
     n = vocab.count(text)
     # the GGUF's own vocabulary: about 1.1-1.2 tokens per o200k token on English calls
     assert 1.0 < n / openai_counter("gpt-4o").count(text) < ESTIMATE_FACTOR
+
+
+def test_analyses_cut_keeps_every_voice_before_any_at_length() -> None:
+    from core.state import Analysis
+    from nodes.specialists import SPECIALISTS, analyses_fit
+
+    analyses = {
+        r: Analysis(role=r, model="m", text=f"{r} lead point.\n\n" + "detail " * 40)
+        for r in SPECIALISTS
+    }
+    fit = analyses_fit(analyses)
+    text, kept = fit.within(60, WordCounter())
+    assert all(f"{r} lead point." in text for r in SPECIALISTS) and "detail" not in text
+    assert kept < 0.3

@@ -10,7 +10,7 @@ from core.contract import CallInfo
 from core.judging import Challenges, Verdict
 from core.state import Analysis
 from nodes.conversation import SECTIONS, ConversationTurn
-from nodes.specialists import SPECIALISTS
+from nodes.specialists import SPECIALISTS, analyses_fit
 from nodes.writer_feedback import Review
 
 CALL = CallInfo(company="Northwind", ticker="NWL", period="Q2 2026")
@@ -18,7 +18,7 @@ ANALYSES = [Analysis(role=r, model="m", text=f"<<{r} text>>") for r in SPECIALIS
 VARS = {
     "call": CALL,
     "evidence": "[abc-0001] (Q&A, CFO)\nEVIDENCE-SLOT",
-    "analyses": ANALYSES,
+    "analyses": analyses_fit({a.role: a for a in ANALYSES}).whole(),
     "report": "REPORT-SLOT",
     "original": "ORIGINAL-SLOT",
     "trust": "TRUST-SLOT",
