@@ -15,6 +15,9 @@ from nodes.registry import ROLES
 Provider = Literal["local", "openai", "fake"]
 
 
+LOCAL_EVIDENCE_WORDS = 700
+
+
 class Settings(BaseSettings, RunOptions):
     """Every knob of Earnings Desk; see the README's configuration table. The run options'
     defaults are the `RunOptions` fields themselves (inherited: `EDESK_CHUNK_WORDS` sets
@@ -234,9 +237,15 @@ class Settings(BaseSettings, RunOptions):
         )
 
     def evidence_budget(self, given: int | None = None) -> int | None:
-        """Word cap on evidence per prompt: the option, else EDESK_EVIDENCE_WORDS, else none
-        (the model's context window decides)."""
-        return given if given is not None else self.evidence_words
+        """Word cap on retrieved evidence per prompt: the option, else EDESK_EVIDENCE_WORDS,
+        else `LOCAL_EVIDENCE_WORDS` on the bundled local model (time, not room: its window
+        holds ~2,400 words of evidence, but on 2 cores every 1,000 prompt tokens cost a
+        specialist ~9 s, five times over), else none: the model's window decides."""
+        if given is not None:
+            return given
+        if self.evidence_words is not None:
+            return self.evidence_words
+        return LOCAL_EVIDENCE_WORDS if self.provider == "local" else None
 
     def transcript_budget(self, given: int | None = None) -> int | None:
         """Word cap on the call's text per prompt: the option, else EDESK_TRANSCRIPT_WORDS,
