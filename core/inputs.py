@@ -214,13 +214,28 @@ class Prices(BaseModel):
 
     company: PriceSeries
     benchmark: PriceSeries | None = None
-    as_of: date | None = Field(default=None, description="the call date; later bars are ignored")
+    as_of: date | None = Field(
+        default=None,
+        description="the call date: bars dated on or after it are dropped here, before any "
+        "pipeline can see them (no look-ahead)",
+    )
 
     @model_validator(mode="after")
-    def _enough_history(self) -> Prices:
-        cutoff = self.as_of or date.max
-        if len([b for b in self.company.bars if b.date <= cutoff]) < 2:
-            raise ValueError(f"company prices need at least 2 bars on or before {self.as_of}")
+    def _before_the_call(self) -> Prices:
+        if self.as_of is None:
+            return self
+        cutoff = self.as_of
+        company = [b for b in self.company.bars if b.date < cutoff]
+        if len(company) < 2:
+            raise ValueError(f"company prices need at least 2 bars before {cutoff}")
+        object.__setattr__(self, "company", self.company.model_copy(update={"bars": company}))
+        if self.benchmark is not None:
+            bench = [b for b in self.benchmark.bars if b.date < cutoff]
+            object.__setattr__(
+                self,
+                "benchmark",
+                self.benchmark.model_copy(update={"bars": bench}) if len(bench) >= 2 else None,
+            )
         return self
 
 

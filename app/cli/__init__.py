@@ -167,6 +167,26 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
 
 
+def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> int:
+    from app.evaluation.backtest import BacktestError, backtest, write
+
+    eval_out = Path(args.eval_out)
+    try:
+        result = backtest(eval_out, Path(args.prices), Path(args.calls), args.benchmark or None)
+        paths = write(result, Path(args.out) if args.out else eval_out / "backtest")
+    except BacktestError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        return EXIT_USAGE
+    if not result.boards:
+        err.print("[red]error:[/] no report could be priced:", highlight=False)
+        for line in result.unpriced:
+            err.print(f"  {line}", highlight=False, markup=False)
+        return EXIT_USAGE
+    console.print(paths[0].read_text(encoding="utf-8"), highlight=False, markup=False)
+    console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="earnings-desk", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -193,6 +213,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true"
     )
     add_parser(sub)
+    bt = sub.add_parser(
+        "backtest",
+        help="judge an evaluation's recommendations against the prices after each call",
+        description="Event-window returns (1 day, 5 and 21 trading days) after each call, raw "
+        "and in excess of a benchmark; per model, pipeline and horizon: hit rate, conviction-"
+        "weighted excess return, LONG vs SHORT returns, Brier score, calibration.",
+    )
+    bt.add_argument("eval_out", help="an `earnings-desk eval` output folder (holds reports/)")
+    bt.add_argument("--prices", required=True, metavar="DIR", help="TICKER.csv / TICKER.json files")
+    bt.add_argument(
+        "--calls", required=True, metavar="FILE",
+        help="call dates: CSV id,ticker,date or a manifest.json with call_date per item",
+    )  # fmt: skip
+    bt.add_argument("--benchmark", default="SPY", help="benchmark ticker in --prices (SPY)")
+    bt.add_argument("--out", help="output folder (default EVAL_OUT/backtest)")
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
     gr.add_argument("name", choices=list(PIPELINES))
     sv = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs)")
@@ -273,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "graph":
         print(mermaid(args.name))
         return EXIT_OK
+    if args.command == "backtest":
+        return run_backtest(args, console, err)
     try:
         settings = Settings()
     except ValidationError as exc:

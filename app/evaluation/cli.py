@@ -59,6 +59,15 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("--no-cache", action="store_true", help="do not use the LLM response cache")
     ev.add_argument(
+        "--prices", metavar="DIR",
+        help="price files per ticker: the reports are then backtested (see `backtest`)",
+    )  # fmt: skip
+    ev.add_argument(
+        "--calls", metavar="FILE",
+        help="call dates for --prices: CSV id,ticker,date or manifest (DIR/manifest.json)",
+    )  # fmt: skip
+    ev.add_argument("--benchmark", default="SPY", help="benchmark ticker in --prices (SPY)")
+    ev.add_argument(
         "--cache", metavar="FILE", help="LLM cache file (default <EDESK_DATA_DIR>/llm-cache.sqlite)"
     )
 
@@ -205,4 +214,15 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
         f"wrote {out / 'summary.md'}, {out / 'summary.csv'}, {out / 'per_report.csv'}, {chart}",
         highlight=False,
     )
+    if args.prices:
+        from app.evaluation.backtest import BacktestError, backtest, write
+
+        calls = Path(args.calls) if args.calls else Path(args.dir) / "manifest.json"
+        try:
+            result = backtest(out, Path(args.prices), calls, args.benchmark or None)
+        except BacktestError as exc:
+            raise EvalUsageError(f"backtest: {exc}") from None
+        paths = write(result, out / "backtest")
+        console.print(paths[0].read_text(encoding="utf-8"), highlight=False, markup=False)
+        console.print(f"wrote {', '.join(str(x) for x in paths)}", highlight=False)
     return 1 if t.failed else 0

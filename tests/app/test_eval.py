@@ -254,3 +254,35 @@ def test_ectsum_measures_in_the_summary(tmp_path: Path, sample_text: str) -> Non
     table = write_tables(tmp_path / "out", [], [], rows)
     assert "| highlights (call facts, code) |" in table and "| LEAD baseline |" in table
     assert (tmp_path / "out" / "ectsum.csv").is_file()
+
+
+def test_cli_eval_with_prices_backtests_its_reports(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """`eval --prices DIR` judges the reports against the prices after each call (dates from
+    the manifest's call_date); a call without a date is listed, not dropped."""
+    from datetime import date, timedelta
+
+    root = make_dataset(tmp_path / "ds", sample_text)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["items"][0]["call_date"] = "2024-01-10"
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    prices = tmp_path / "prices"
+    prices.mkdir()
+    days = [date(2024, 1, 1) + timedelta(days=i) for i in range(60)]
+    days = [d for d in days if d.weekday() < 5]
+    for sym, after in (("NWL", 110.0), ("SPY", 400.0)):
+        before = 100.0 if sym == "NWL" else 400.0
+        rows = [f"{d},{c},{c},{c},{c}" for d in days
+                for c in [before if d < date(2024, 1, 10) else after]]  # fmt: skip
+        (prices / f"{sym}.csv").write_text("date,open,high,low,close\n" + "\n".join(rows))
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "out"
+    argv = ["eval", str(root), "--pipelines", "facts,zero_shot", "--out", str(out)]
+    assert main([*argv, "--prices", str(prices)]) == 0
+    text = (out / "backtest" / "backtest.md").read_text()
+    assert "| local/facts | 1d |" in text or "/facts | 1d |" in text
+    assert "NW1_q2_2026: no date and ticker in --calls" in text
+    assert "# Backtest" in capsys.readouterr().out

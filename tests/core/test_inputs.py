@@ -142,8 +142,22 @@ def test_bad_prices(series: dict[str, Any], message: str) -> None:
         Prices.model_validate({"company": series})
 
 
+def test_no_bar_on_or_after_the_call_date_survives() -> None:
+    """Look-ahead is impossible by construction: a Prices with the call date holds no bar
+    dated on or after it, so no pipeline can read the market's reaction."""
+    bars = _bars(5)
+    call = bars[3]["date"]
+    p = Prices.model_validate(
+        {"company": {"symbol": "X", "bars": bars}, "benchmark": {"symbol": "SPY", "bars": bars},
+         "as_of": call}
+    )  # fmt: skip
+    assert p.benchmark is not None
+    assert all(str(b.date) < call for b in [*p.company.bars, *p.benchmark.bars])
+    assert len(p.company.bars) == 3
+
+
 def test_as_of_needs_history_before_the_call() -> None:
-    with pytest.raises(ValidationError, match="on or before 2021-08-01"):
+    with pytest.raises(ValidationError, match="2 bars before 2021-08-01"):
         Prices.model_validate({"company": {"symbol": "X", "bars": _bars(5)}, "as_of": "2021-08-01"})
 
 

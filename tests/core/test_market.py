@@ -127,8 +127,8 @@ def test_trend_and_as_of_cutoff() -> None:
     assert card.ma_trend == "bullish" and card.sma_20 == pytest.approx(
         statistics.fmean(closes[-20:])
     )
-    cut = scorecard(_prices(closes, as_of=date(2021, 1, 1) + timedelta(days=9)))
-    assert cut.bars_used == 10 and cut.close == 59.0
+    cut = scorecard(_prices(closes, as_of=date(2021, 1, 1) + timedelta(days=10)))
+    assert cut.bars_used == 10 and cut.close == 59.0  # the bars before the call date
 
 
 def test_short_history_says_what_is_missing() -> None:

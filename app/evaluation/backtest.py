@@ -1,0 +1,291 @@
+"""`earnings-desk backtest`: an evaluation's reports judged against prices.
+
+    earnings-desk backtest reports/eval --prices prices/ --calls calls.csv [--benchmark SPY]
+
+- `--prices DIR`: one file per ticker, `TICKER.csv` (date,open,high,low,close[,volume]) or
+  `TICKER.json` (`{"symbol", "bars"}` or Alpha Vantage's TIME_SERIES_DAILY), the benchmark's
+  too (`SPY.csv`).
+- `--calls FILE`: each call's id, ticker and date: a CSV with columns id,ticker,date, or a
+  manifest.json whose items carry `id`, `ticker` and `call_date` (or `date`).
+- The reports: `EVAL_OUT/reports/<model>/<pipeline>/<id>.json`, as `earnings-desk eval` writes.
+
+Writes `OUT/backtest.md` (the table, the calibration table and every call the prices did not
+cover), `backtest.csv`, `per_call.csv`, `calibration.csv` and `calibration.png`."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from core.backtest import HORIZON_DAYS, Board, Scored, event_returns, score
+from core.contract import Horizon, Recommendation
+from core.inputs import InputError, PriceSeries, prices_from_text
+
+
+class BacktestError(ValueError):
+    """Input the backtest cannot use; the message names the file (and row)."""
+
+
+@dataclass(frozen=True)
+class CallDate:
+    id: str
+    ticker: str
+    date: date
+
+
+def read_calls(path: Path) -> dict[str, CallDate]:
+    """id -> (ticker, date) from a CSV (id,ticker,date) or a manifest.json."""
+    if not path.is_file():
+        raise BacktestError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BacktestError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+        items = data.get("items", data) if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise BacktestError(f"{path}: expected a list of calls (or {{'items': [...]}})")
+        rows = [(f"item {i + 1}", it) for i, it in enumerate(items) if isinstance(it, dict)]
+    else:
+        reader = csv.DictReader(text.splitlines())
+        missing = {"id", "ticker", "date"} - set(reader.fieldnames or [])
+        if missing:
+            raise BacktestError(f"{path}: missing column(s) {', '.join(sorted(missing))}")
+        rows = [(f"row {i + 2}", r) for i, r in enumerate(reader)]
+    out: dict[str, CallDate] = {}
+    for where, row in rows:
+        raw_date = row.get("call_date") or row.get("date")
+        if not raw_date:
+            continue  # a manifest item without a date: that call cannot be backtested
+        cid, ticker = str(row.get("id") or "").strip(), str(row.get("ticker") or "").strip()
+        if not cid or not ticker:
+            raise BacktestError(f"{path} {where}: needs an id and a ticker")
+        try:
+            day = date.fromisoformat(str(raw_date).strip()[:10])
+        except ValueError:
+            raise BacktestError(f"{path} {where}: date {raw_date!r} is not YYYY-MM-DD") from None
+        out[cid] = CallDate(cid, ticker, day)
+    return out
+
+
+class PriceFolder:
+    """TICKER.csv / TICKER.json files, read once each, with errors naming file and row."""
+
+    def __init__(self, root: Path) -> None:
+        if not root.is_dir():
+            raise BacktestError(f"{root}: not a folder of price files")
+        self.root = root
+        self._cache: dict[str, PriceSeries | None] = {}
+
+    def get(self, ticker: str) -> PriceSeries | None:
+        if ticker not in self._cache:
+            self._cache[ticker] = self._load(ticker)
+        return self._cache[ticker]
+
+    def _load(self, ticker: str) -> PriceSeries | None:
+        for suffix in (".csv", ".json"):
+            path = self.root / f"{ticker}{suffix}"
+            if path.is_file():
+                return _read_series(path, ticker)
+        return None
+
+
+def _read_series(path: Path, ticker: str) -> PriceSeries:
+    text = path.read_text(encoding="utf-8")
+    csv_format = path.suffix == ".csv"
+    try:
+        if csv_format:
+            series = prices_from_text(text, csv_format=True, ticker=ticker, benchmark="").company
+        else:
+            data = json.loads(text)
+            series = PriceSeries.model_validate(data.get("company", data))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [p for p in err["loc"] if not isinstance(p, str) or p not in ("company",)]
+        where = ""
+        if len(loc) >= 2 and loc[0] == "bars" and isinstance(loc[1], int):
+            # bars are validated as given: CSV row = index + 2 (the header is row 1)
+            where = f" row {loc[1] + 2}" if csv_format else f" bar {loc[1] + 1}"
+        raise BacktestError(f"{path}{where}: {err['msg']}") from None
+    except (InputError, json.JSONDecodeError) as exc:
+        raise BacktestError(f"{path}: {exc}") from None
+    return series
+
+
+def read_reports(eval_out: Path) -> list[tuple[str, str, str, list[Recommendation] | None]]:
+    """(model, pipeline, call id, recommendations or None) for every saved report."""
+    root = eval_out / "reports"
+    if not root.is_dir():
+        raise BacktestError(f"{eval_out}: no reports/ folder (run `earnings-desk eval` first)")
+    out = []
+    for path in sorted(root.glob("*/*/*.json")):
+        model, pipeline = path.parent.parent.name, path.parent.name
+        data = json.loads(path.read_text(encoding="utf-8"))
+        report = data.get("report")
+        recs = (
+            [Recommendation.model_validate(r) for r in report.get("recommendations") or []]
+            if report
+            else None
+        )
+        out.append((model, pipeline, path.stem, recs or None))
+    return out
+
+
+@dataclass
+class BacktestResult:
+    boards: list[Board]
+    per_call: list[dict[str, Any]]
+    unpriced: list[str]  # call ids with no date/ticker or no price file
+
+
+def backtest(
+    eval_out: Path, prices: Path, calls: Path, benchmark: str | None = "SPY"
+) -> BacktestResult:
+    """Score every saved report of an evaluation against the prices after its call."""
+    when = read_calls(calls)
+    folder = PriceFolder(prices)
+    bench = folder.get(benchmark) if benchmark else None
+    items: list[Scored] = []
+    per_call: list[dict[str, Any]] = []
+    unpriced: list[str] = []
+    for model, pipeline, cid, recs in read_reports(eval_out):
+        call = when.get(cid)
+        series = folder.get(call.ticker) if call else None
+        if call is None or series is None:
+            why = "no date and ticker in --calls" if call is None else f"no {call.ticker} prices"
+            unpriced.append(f"{model}/{pipeline}/{cid}: {why}")
+            continue
+        returns = event_returns(series, call.date, bench)
+        by_h = {r.horizon: r for r in recs or []}
+        for horizon in HORIZON_DAYS:
+            ret = returns[horizon]
+            rec = by_h.get(horizon)
+            items.append(Scored((model, pipeline), cid, rec, ret))
+            per_call.append({
+                "model": model, "pipeline": pipeline, "id": cid, "ticker": call.ticker,
+                "call_date": call.date.isoformat(), "horizon": horizon.value,
+                "position": rec.position.value if rec else "",
+                "conviction": rec.conviction if rec else "",
+                "start": ret.start or "", "end": ret.end or "",
+                "return": _pct(ret.raw), "benchmark": _pct(ret.benchmark),
+                "excess": _pct(ret.excess), "not_covered": ret.missing or "",
+                "no_benchmark": ret.benchmark_missing or "",
+            })  # fmt: skip
+    return BacktestResult(score(items), per_call, unpriced)
+
+
+def write(result: BacktestResult, out: Path) -> list[Path]:
+    """backtest.md/.csv, per_call.csv, calibration.csv and calibration.png under `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = [b.row() for b in result.boards]
+    paths = [
+        _csv(out / "backtest.csv", rows),
+        _csv(out / "per_call.csv", result.per_call),
+        _csv(
+            out / "calibration.csv",
+            [
+                {"group": "/".join(b.group), "horizon": b.horizon.value, **c}
+                for b in result.boards
+                for c in b.calibration()
+            ],
+        ),
+    ]
+    paths.append(_chart(result.boards, out / "calibration.png"))
+    md = out / "backtest.md"
+    md.write_text(markdown(result), encoding="utf-8")
+    return [md, *paths]
+
+
+def markdown(result: BacktestResult) -> str:
+    cols = [
+        "group", "horizon", "reports", "scored", "not_covered", "hits", "misses", "neutral",
+        "hit_rate", "conviction_weighted_excess", "mean_long_return", "mean_short_return",
+        "brier",
+    ]  # fmt: skip
+    lines = [
+        "# Backtest",
+        "",
+        "Event windows after each call: 1 day, 1 week (5 trading days), 1 month (21), from the "
+        "last close before the call. Hit: LONG and the price rose, or SHORT and it fell "
+        "(NEUTRAL counted apart). Conviction-weighted excess return: sum of sign x conviction x "
+        "(return - benchmark) over sum of convictions. Brier: conviction read as P(call right).",
+        "",
+        "| " + " | ".join(cols) + " |",
+        "|" + "---|" * len(cols),
+    ]
+    for b in result.boards:
+        row = b.row()
+        lines.append("| " + " | ".join(_cell(row[c]) for c in cols) + " |")
+    lines += ["", "## Calibration (P(up) from conviction vs the share that rose)", ""]
+    lines += [
+        "| group | horizon | bin | n | mean P(up) | observed up |",
+        "|---|---|---|---|---|---|",
+    ]
+    for b in result.boards:
+        for c in b.calibration():
+            if c["n"]:
+                lines.append(
+                    f"| {'/'.join(b.group)} | {b.horizon.value} | {c['bin']} | {c['n']} | "
+                    f"{_cell(c['mean_p_up'])} | {_cell(c['observed_up'])} |"
+                )
+    missing = [m for b in result.boards for m in b.missing]
+    if missing or result.unpriced:
+        lines += ["", "## Not covered by the price data", ""]
+        lines += [f"- {m}" for m in [*result.unpriced, *missing]]
+    return "\n".join(lines) + "\n"
+
+
+def _chart(boards: list[Board], path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(HORIZON_DAYS), figsize=(12, 4), sharey=True)
+    for ax, horizon in zip(axes, HORIZON_DAYS, strict=True):
+        ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
+        for b in boards:
+            if b.horizon != horizon:
+                continue
+            pts = [(c["mean_p_up"], c["observed_up"]) for c in b.calibration() if c["n"]]
+            if pts:
+                ax.plot(*zip(*pts, strict=True), marker="o", label="/".join(b.group))
+        ax.set_title(f"{Horizon(horizon).value}")
+        ax.set_xlabel("P(up) from conviction")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("share that rose")
+    axes[-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def _csv(path: Path, rows: list[dict[str, Any]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        if rows:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    return path
+
+
+def _pct(x: float | None) -> str:
+    return "" if x is None else f"{x:.6f}"
+
+
+def _cell(x: Any) -> str:
+    if x is None:
+        return "n/a"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return str(x)
