@@ -224,6 +224,13 @@ CANNED_TOOLS: dict[str, dict[str, Any]] = {
         "bear_follow_up": "Would a guidance cut change your view?",
     },
     "Verdict": {"winner": "Bull", "justification": "The Bull tied its case to the guidance raise."},
+    "E2IGrade": {
+        "clarity": 5,
+        "logic": 5,
+        "persuasiveness": 4,
+        "readability": 6,
+        "usefulness": 5,
+    },  # fmt: skip
     "FinDebateGrade": {
         "readability": 3,
         "linguistic_abstractness": 2,

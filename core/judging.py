@@ -119,6 +119,30 @@ class FinDebateGrade(BaseModel):
         return round(sum(self.scores().values()) / len(FINDEBATE_DIMENSIONS), 3)
 
 
+# Earnings2Insights' human rubric (seed 004 reports it): five criteria, each 1 (poor) to 7.
+E2I_CRITERIA: tuple[str, ...] = (
+    "clarity", "logic", "persuasiveness", "readability", "usefulness",
+)  # fmt: skip
+_SEVEN: dict[str, Any] = {"enum": [1, 2, 3, 4, 5, 6, 7]}
+Seven = Annotated[int, Field(ge=1, le=7, json_schema_extra=_SEVEN)]
+
+
+class E2IGrade(BaseModel):
+    """Grade one analyst report as Earnings2Insights' human raters did, each 1 (poor) to 7."""
+
+    clarity: Seven = Field(description="the thesis and each point are unambiguous")
+    logic: Seven = Field(description="conclusions follow from the evidence given")
+    persuasiveness: Seven = Field(description="an investor would be moved to act on it")
+    readability: Seven = Field(description="easy and quick to read")
+    usefulness: Seven = Field(description="helps decide whether to buy or sell")
+
+    def scores(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in E2I_CRITERIA}
+
+    def mean(self) -> float:
+        return round(sum(self.scores().values()) / len(E2I_CRITERIA), 3)
+
+
 class Preference(BaseModel):
     """Which of two reports on the same call better serves an investor."""
 

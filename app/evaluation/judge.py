@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from core.judging import FinDebateGrade, Preference, ReportGrade
+from core.judging import E2IGrade, FinDebateGrade, Preference, ReportGrade
 from core.llm import ChatHandle, Structured, complete_structured
 from core.window import Fit
 from nodes.calls import fitted
@@ -25,6 +25,9 @@ class JudgeScores(BaseModel):
     weighted: dict[str, int] | None = None
     overall: float | None = None
     weighted_error: str | None = None
+    e2i: dict[str, int] | None = None  # Earnings2Insights' rubric, 1-7
+    e2i_mean: float | None = None
+    e2i_error: str | None = None
 
 
 async def _ask(
@@ -60,6 +63,13 @@ async def grade(
         out.weighted, out.overall = wg.value.scores(), wg.value.overall()
     else:
         out.weighted_error = wg.error
+    e2 = await _ask(
+        handle, E2IGrade, "eval/e2i_grade", retries, report=report, transcript=transcript
+    )
+    if isinstance(e2.value, E2IGrade):
+        out.e2i, out.e2i_mean = e2.value.scores(), e2.value.mean()
+    else:
+        out.e2i_error = e2.error
     return out
 
 

@@ -30,6 +30,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("decision", "decision hit/miss/neutral", "s"),
     ("judge_findebate", "judge 8-dim (1-4)", ".2f"),
     ("judge_overall", "judge overall (1-5)", ".2f"),
+    ("judge_e2i", "judge E2I (1-7)", ".2f"),
     ("judge_missing", "judge missing", "d"),
     ("tokens", "tokens/report", ".0f"),
     ("model_calls", "model calls", "d"),
@@ -83,7 +84,10 @@ def summarize(records: Sequence[Record]) -> list[dict[str, Any]]:
             else "n/a",
             "judge_findebate": _avg([j.findebate_mean for j in judged]),
             "judge_overall": _avg([j.overall for j in judged]),
-            "judge_missing": sum((j.findebate is None) + (j.overall is None) for j in judged)
+            "judge_e2i": _avg([j.e2i_mean for j in judged]),
+            "judge_missing": sum(
+                (j.findebate is None) + (j.overall is None) + (j.e2i is None) for j in judged
+            )
             if judged
             else None,
             "tokens": _avg([m.prompt_tokens + m.completion_tokens for m in ms]),
@@ -161,8 +165,8 @@ def write_tables(
     per = [
         "model", "pipeline", "id", "transcript_file", "status", "grounding", "numbers",
         "ungrounded", "coverage", "coverage_missing", "abstractiveness", "fkgl", "completeness",
-        "stance", "judge_findebate", "judge_overall", "tokens", "model_calls", "cached_calls",
-        "wall_s", "error",
+        "stance", "judge_findebate", "judge_overall", "judge_e2i", "tokens", "model_calls",
+        "cached_calls", "wall_s", "error",
     ]  # fmt: skip
     with (out / "per_report.csv").open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -179,6 +183,7 @@ def write_tables(
                     m.completeness if m else "", m.stance if m else "",
                     j.findebate_mean if j and j.findebate_mean is not None else "",
                     j.overall if j and j.overall is not None else "",
+                    j.e2i_mean if j and j.e2i_mean is not None else "",
                     m.prompt_tokens + m.completion_tokens if m else "",
                     m.model_calls if m else "", m.cached_calls if m else "", rec.wall_s,
                     rec.error or "",

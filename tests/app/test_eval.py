@@ -58,18 +58,24 @@ def handle(*responses: Any) -> Any:
 
 
 async def test_judge_valid_grades() -> None:
-    h = handle(CANNED_TOOLS["FinDebateGrade"], CANNED_TOOLS["ReportGrade"])
+    h = handle(
+        CANNED_TOOLS["FinDebateGrade"], CANNED_TOOLS["ReportGrade"], CANNED_TOOLS["E2IGrade"]
+    )
     scores = await grade(h, "report", "call", retries=0)
     assert scores.findebate is not None and scores.findebate["readability"] == 3
     assert scores.findebate_mean == 2.625  # (3+2+3+3+2+3+2+3) / 8
     assert scores.overall == 3.6  # .25*4 + .2*3 + .2*4 + .15*4 + .2*3
     assert scores.findebate_error is None and scores.weighted_error is None
+    # Earnings2Insights' human rubric, 1-7: clarity, logic, persuasiveness, readability, usefulness
+    assert scores.e2i == {"clarity": 5, "logic": 5, "persuasiveness": 4, "readability": 6,
+                          "usefulness": 5} and scores.e2i_mean == 5.0  # fmt: skip
 
 
 async def test_judge_invalid_is_missing_never_a_middle_score() -> None:
     out_of_range = {**CANNED_TOOLS["FinDebateGrade"], "coherence": 5}  # 1-4 scale
-    h = handle(out_of_range, "no tool call at all")
+    h = handle(out_of_range, "no tool call at all", {**CANNED_TOOLS["E2IGrade"], "logic": 8})
     scores = await grade(h, "report", "call", retries=0)
+    assert scores.e2i is None and scores.e2i_mean is None and "logic" in (scores.e2i_error or "")
     assert scores.findebate is None and scores.findebate_mean is None
     assert scores.overall is None and scores.weighted is None
     assert "coherence" in (scores.findebate_error or "")
@@ -78,11 +84,16 @@ async def test_judge_invalid_is_missing_never_a_middle_score() -> None:
 
 async def test_judge_partial_and_retry() -> None:
     missing_field = {k: v for k, v in CANNED_TOOLS["ReportGrade"].items() if k != "comment"}
-    h = handle(CANNED_TOOLS["FinDebateGrade"], missing_field, missing_field)
+    h = handle(
+        CANNED_TOOLS["FinDebateGrade"], missing_field, missing_field, CANNED_TOOLS["E2IGrade"]
+    )
     scores = await grade(h, "report", "call", retries=1)
     assert scores.findebate_mean == 2.625 and scores.overall is None  # partial: one rubric
     assert "comment" in (scores.weighted_error or "")
-    h2 = handle(CANNED_TOOLS["FinDebateGrade"], missing_field, CANNED_TOOLS["ReportGrade"])
+    h2 = handle(
+        CANNED_TOOLS["FinDebateGrade"], missing_field, CANNED_TOOLS["ReportGrade"],
+        CANNED_TOOLS["E2IGrade"],
+    )  # fmt: skip
     assert (await grade(h2, "report", "call", retries=1)).overall == 3.6  # fixed on retry
 
 
@@ -232,13 +243,13 @@ async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) 
             FakeModels({"g": grader}).chat("g"), retries=0, excerpt_words=200,
             pair=("findebate", "zero_shot"),
         )  # fmt: skip
-    assert len(grader.calls) == 2 * 2 + 2  # two rubrics per report, two orders per pair
+    assert len(grader.calls) == 3 * 2 + 2  # three rubrics per report, two orders per pair
     for call in grader.calls:
         assert "findebate" not in call.text and "zero_shot" not in call.text
         assert "Model note" not in call.text and "Recommendations" in call.text
     assert ev.tally.judged == 2 and ev.tally.pairs == 1
     run_calls = sum(r.metrics.model_calls for r in ev.records() if r.metrics)
-    assert ev.tally.model_calls == run_calls + 6  # the judge's calls are counted too
+    assert ev.tally.model_calls == run_calls + 8  # the judge's calls are counted too
 
 
 def test_ectsum_measures_in_the_summary(tmp_path: Path, sample_text: str) -> None:
