@@ -75,7 +75,7 @@ async def reproduce(path: Path, n_ctx: int) -> dict[str, Any]:
         "largest_prompt_tokens": max((t.prompt_tokens for t in report.trace), default=0)
         if report
         else None,
-        "cut_notes": [n for n in report.notes if "was cut by relevance" in n] if report else [],
+        "cut_notes": [n for n in report.notes if "cut by relevance" in n] if report else [],
     }
 
 

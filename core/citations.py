@@ -138,4 +138,5 @@ def passages_for(
         joiner="\n",
         gap="",
         cap_words=cap_words,
+        cap_name="evidence_words",
     )

@@ -90,8 +90,8 @@ class Cut:
 
     def note(self, node: str) -> str:
         return (
-            f"{node}: the {self.label} ({self.total:,} {self.unit}) was cut by relevance to "
-            f"{self.kept:.0%} to fit {self.limit}"
+            f"{node}: {self.label} cut by relevance to {self.kept:.0%} of "
+            f"{self.total:,} {self.unit} to fit {self.limit}"
         )
 
 
@@ -110,6 +110,7 @@ class Fit:
     gap: str = GAP
     # a word cap the run's options set (EDESK_TRANSCRIPT_WORDS / EDESK_EVIDENCE_WORDS)
     cap_words: int | None = None
+    cap_name: str = "transcript_words"
 
     @classmethod
     def of(
@@ -121,8 +122,9 @@ class Fit:
         joiner: str = "\n\n",
         gap: str = GAP,
         cap_words: int | None = None,
+        cap_name: str = "transcript_words",
     ) -> Fit:
-        return cls(label, tuple(pieces), tuple(priority), joiner, gap, cap_words)
+        return cls(label, tuple(pieces), tuple(priority), joiner, gap, cap_words, cap_name)
 
     def whole(self) -> str:
         return self.joiner.join(self.pieces)
@@ -140,7 +142,7 @@ class Fit:
             return self.whole(), None
         keep = self._select(words, self.cap_words)
         share = sum(words[i] for i in keep) / max(1, total)
-        limit = f"the run's {self.cap_words:,}-word option"
+        limit = f"the {self.cap_words:,}-word cap ({self.cap_name})"
         return self._join(keep), Cut(self.label, share, total, "words", limit)
 
     def within(self, tokens: int, counter: TokenCounter) -> tuple[str, float]:
@@ -210,8 +212,9 @@ def passages_fit(
     position = {i: n for n, i in enumerate(order)}
     pieces = [format_passages([ranked[i]]) for i in order]
     return Fit.of(
-        label, pieces, [position[i] for i in range(len(ranked))], gap="", cap_words=cap_words
-    )
+        label, pieces, [position[i] for i in range(len(ranked))], gap="", cap_words=cap_words,
+        cap_name="evidence_words",
+    )  # fmt: skip
 
 
 def recent_fit(blocks: Sequence[str], *, label: str, cap_words: int | None = None) -> Fit:

@@ -91,7 +91,10 @@ def test_fitted_cuts_to_a_small_window_and_records_the_share() -> None:
     [cut] = stats.cuts
     assert cut.label == "transcript" and 0 < cut.kept < 1 and cut.unit == "tokens"
     note = cut.note("synthesize")
-    assert note.startswith("synthesize: the transcript (") and "fake:any's 700-token" in note
+    assert (
+        note.startswith("synthesize: transcript cut by relevance to ")
+        and "fake:any's 700-token" in note
+    )
 
 
 def test_fitted_refuses_a_window_too_small_for_the_fixed_part() -> None:

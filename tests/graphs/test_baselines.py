@@ -37,8 +37,8 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
     prompt = writer.calls[0].text
     # the opening first, then the passages that best match what a reader of a call looks for
     assert "Northwind" in prompt and "speculate on that" not in prompt and "[...]" in prompt
-    note = next(n for n in out.report.notes if n.startswith("synthesize: the transcript"))
-    assert "150-word option" in note and "by relevance" in note
+    note = next(n for n in out.report.notes if n.startswith("synthesize: transcript cut"))
+    assert "150-word cap (transcript_words)" in note and "by relevance" in note
     assert out.report.evidence.passages == []
 
 
