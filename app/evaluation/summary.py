@@ -10,6 +10,7 @@ from typing import Any
 
 from app.evaluation.judge import Pairwise
 from app.evaluation.scoring import Record
+from app.evaluation.stats import comparison_table, comparisons, wilson
 
 # (column, header, format)
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -119,16 +120,25 @@ def pairwise_table(results: Sequence[tuple[str, Pairwise]]) -> str:
     for model, p in results:
         groups.setdefault((model, p.x, p.y), []).append(p)
     lines = [
-        "| model | x | y | verdicts | x wins | y wins | ties | missing | consistent calls |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| model | x | y | verdicts | x wins | y wins | ties | missing | consistent calls "
+        "| x win rate (95% Wilson) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (model, x, y), ps in sorted(groups.items()):
         vs = [v for p in ps for v in p.verdicts]
         consistent = [p.consistent for p in ps if p.consistent is not None]
+        xw, yw = sum(v.winner == "x" for v in vs), sum(v.winner == "y" for v in vs)
+        decided = xw + yw
+        low, high = wilson(xw, decided)
+        rate = (
+            "n/a" if low is None or high is None
+            else f"{xw / decided:.2f} [{low:.2f}, {high:.2f}]"
+            + ("" if low > 0.5 or high < 0.5 else ", not significant")
+        )  # fmt: skip
         lines.append(
-            f"| {model} | {x} | {y} | {len(vs)} | {sum(v.winner == 'x' for v in vs)} | "
-            f"{sum(v.winner == 'y' for v in vs)} | {sum(v.winner == 'tie' for v in vs)} | "
-            f"{sum(v.winner is None for v in vs)} | {sum(consistent)}/{len(ps)} |"
+            f"| {model} | {x} | {y} | {len(vs)} | {xw} | {yw} | "
+            f"{sum(v.winner == 'tie' for v in vs)} | "
+            f"{sum(v.winner is None for v in vs)} | {sum(consistent)}/{len(ps)} | {rate} |"
         )
     return "\n".join(lines) if groups else ""
 
@@ -203,6 +213,17 @@ def write_tables(
     if pair_md:
         text += (
             "\n## Pairwise preference (order swapped, both verdicts counted)\n\n" + pair_md + "\n"
+        )
+    compared = comparisons(records)
+    if compared:
+        with (out / "comparisons.csv").open("w", newline="", encoding="utf-8") as f:
+            dw = csv.DictWriter(f, fieldnames=list(compared[0]))
+            dw.writeheader()
+            dw.writerows(compared)
+        text += (
+            "\n## Paired comparisons (same calls; 95% CI; Wilcoxon signed-rank)\n\n"
+            + comparison_table(compared)
+            + "\n"
         )
     (out / "summary.md").write_text(text, encoding="utf-8")
     return table + ("\n\n" + pair_md if pair_md else "")

@@ -297,3 +297,35 @@ def test_cli_eval_with_prices_backtests_its_reports(
     assert "| local/facts | 1d |" in text or "/facts | 1d |" in text
     assert "NW1_q2_2026: no date and ticker in --calls" in text
     assert "# Backtest" in capsys.readouterr().out
+
+
+def test_paired_comparisons_say_not_significant_rather_than_rank_noise() -> None:
+    from app.evaluation.stats import paired, wilson
+
+    noise = paired([0.1, -0.1, 0.05, -0.05, 0.02, -0.03])
+    assert noise["verdict"] == "not significant" and noise["ci_low"] < 0 < noise["ci_high"]
+    clear = paired([0.2, 0.25, 0.3, 0.22, 0.28, 0.26, 0.24, 0.21])
+    assert clear["verdict"] == "significant" and clear["p"] < 0.05 and clear["ci_low"] > 0
+    assert paired([0.0, 0.0, 0.0])["p"] == 1.0
+    assert paired([0.3])["verdict"] == "not significant"  # one call proves nothing
+    low, high = wilson(7, 10)
+    assert low is not None and high is not None and low < 0.5 < high  # 7/10 is not enough
+
+
+def test_summary_has_paired_comparisons_and_win_rate_intervals(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_dataset(tmp_path / "ds", sample_text)
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "out"
+    argv = ["eval", str(root), "--pipelines", "facts,zero_shot", "--out", str(out)]
+    assert main([*argv, "--judge", "fake"]) == 0
+    text = (out / "summary.md").read_text()
+    assert (
+        "## Paired comparisons" in text and "| fake | facts - zero_shot | grounding | 2 |" in text
+    )
+    assert "not significant" in text  # two calls cannot separate them
+    assert "x win rate (95% Wilson)" in text
+    assert (out / "comparisons.csv").is_file()
