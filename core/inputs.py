@@ -102,6 +102,16 @@ class QuarterStatement(BaseModel):
     operatingCashflow: Amount = None
     capitalExpenditures: Amount = None
 
+    def line(self, name: str) -> float | None:
+        """A statement line by its Alpha Vantage name, declared here or kept as given."""
+        raw = getattr(self, name, None)
+        if raw is None and self.model_extra:
+            raw = self.model_extra.get(name)
+        try:
+            return _amount(raw)
+        except ValueError:
+            return None
+
     def reported(self) -> dict[str, float]:
         """The statement lines that have a value."""
         values = {f: getattr(self, f) for f in STATEMENT_FIELDS}

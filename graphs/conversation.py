@@ -1,5 +1,6 @@
-"""Conversation (SI4Fin, seed 002; README "Pipelines"): Writer edits, Analyst / Psychologist /
-Editor / Client give feedback in a fixed order, at most N rounds, "TERMINATE" ends early."""
+"""Conversation (SI4Fin, seed 002; README "Pipelines"): the Client states its requirements, the
+Writer drafts and edits, Analyst / Psychologist / Editor / Client give feedback in a fixed order,
+at most N rounds, "TERMINATE" ends early."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from graphs._common import add_report, add_start, pipeline_graph
 from nodes.conversation import (
     REVIEWERS,
     ConversationState,
+    client_brief,
     client_verdict,
     finalize,
     make_reviewer,
@@ -23,7 +25,9 @@ ConversationGraph = StateGraph[ConversationState, RunContext, PipelineInput, Pip
 
 def build_conversation() -> ConversationGraph:
     graph: ConversationGraph = pipeline_graph(ConversationState)
-    add_start(graph, "writer")
+    add_start(graph, "client_brief")
+    graph.add_node("client_brief", client_brief)
+    graph.add_edge("client_brief", "writer")
     graph.add_node("writer", writer_node)
     for role in REVIEWERS:
         graph.add_node(role, make_reviewer(role))

@@ -14,9 +14,13 @@ from pydantic import BaseModel, ConfigDict
 
 from core.context import RunContext
 from core.contract import clip
+from core.facts_figures import is_analyst, is_management, is_qa
+from core.grounding import extract_figures, same_figure
 from core.inputs import Financials
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
+from core.transcript import Transcript
+from core.window import Fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import parse_recommendations, unparseable
@@ -64,12 +68,18 @@ SECTIONS: tuple[str, ...] = (
 Reviewer = Literal["analyst", "psychologist", "editor", "client"]
 REVIEWERS: tuple[Reviewer, ...] = ("analyst", "psychologist", "editor", "client")
 TERMINATE = "TERMINATE"
+# the paper's four-quarter statement table (SI4Fin), in Alpha Vantage's line names
 _FINANCIAL_LINES = (
     ("totalRevenue", "Revenue"), ("grossProfit", "Gross profit"),
     ("operatingExpenses", "Operating expenses"), ("ebitda", "EBITDA"),
     ("netIncome", "Net income"), ("totalAssets", "Total assets"),
     ("totalLiabilities", "Total liabilities"), ("totalShareholderEquity", "Equity"),
+    ("cashAndShortTermInvestments", "Cash and short-term investments"),
+    ("commonStockSharesOutstanding", "Shares outstanding"),
     ("operatingCashflow", "Operating cash flow"),
+    ("cashflowFromInvestment", "Investing cash flow"),
+    ("cashflowFromFinancing", "Financing cash flow"),
+    ("changeInCashAndCashEquivalents", "Change in cash"),
 )  # fmt: skip
 
 
@@ -81,7 +91,7 @@ def financials_table(financials: Financials | None, quarters: int = 4) -> str:
     head = "| Line | " + " | ".join(str(q.fiscalDateEnding) for q in recent) + " |"
     rows = [head, "|---" * (len(recent) + 1) + "|"]
     for field, label in _FINANCIAL_LINES:
-        values = [getattr(q, field) for q in recent]
+        values = [q.line(field) for q in recent]
         if any(v is not None for v in values):
             cells = " | ".join("n/a" if v is None else f"{v:,.0f}" for v in values)
             rows.append(f"| {label} | {cells} |")
@@ -120,6 +130,66 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
     }
 
 
+def management_answers(transcript: Transcript) -> Fit:
+    """Management's turns in the Q&A (how they answered: hedging, confidence, evasion), with the
+    question each answers, for the Psychologist; the most recent first kept when cut."""
+    blocks: list[str] = []
+    question = ""
+    for turn in transcript.turns:
+        if not is_qa(turn.section):
+            continue
+        text = transcript.turn_text(turn).strip()
+        if is_analyst(turn.speaker):
+            question = f"Q ({turn.speaker}): {clip(text, 300)}"
+        elif is_management(turn.speaker):
+            blocks.append(f"{question}\nA ({turn.speaker}): {text}" if question else
+                          f"A ({turn.speaker}): {text}")  # fmt: skip
+            question = ""
+    if not blocks:
+        blocks = ["(no Q&A turns by management were found in this call)"]
+    return Fit.of("management's Q&A answers", blocks)
+
+
+def previous_version(state: ConversationState) -> str | None:
+    """The manuscript before the Writer's latest edit (None in the first draft's round)."""
+    drafts = [t.text for t in state.get("turns", []) if t.speaker == "writer"]
+    return drafts[-2] if len(drafts) >= 2 else None
+
+
+def lost_figures(previous: str, current: str) -> list[str]:
+    """Figures the previous version stated that the current one no longer does (code)."""
+    now = extract_figures(current, skip_apparatus=True)
+    lost: list[str] = []
+    for f in extract_figures(previous, skip_apparatus=True):
+        if not any(same_figure(f, g) for g in now) and f.text not in lost:
+            lost.append(f.text)
+    return lost
+
+
+def _material(role: Reviewer, state: ConversationState) -> dict[str, Any]:
+    """What each reviewer reads besides the manuscript and the call."""
+    if role == "psychologist":
+        return {"answers": management_answers(state["transcript"])}
+    if role == "editor":
+        previous = previous_version(state)
+        lost = lost_figures(previous, state["manuscript"]) if previous else []
+        missing = [s for s in SECTIONS if s not in sections_in_order(state["manuscript"])]
+        return {"previous": previous, "lost_figures": lost, "lost_sections": missing}
+    return {}
+
+
+@traced("client_brief")
+async def client_brief(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """The Client opens the conversation by stating what it needs from the report (SI4Fin);
+    its end-of-round feedback opens each later cycle."""
+    ctx = runtime.context
+    text, model = await say(
+        ctx, "client", "conversation/client_brief", **verified(state),
+        call=state["call"], sections=SECTIONS,
+    )  # fmt: skip
+    return {"turns": [ConversationTurn(speaker="client", round=0, model=model, text=text)]}
+
+
 def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
     """A feedback agent: reads the manuscript, answers with feedback only."""
 
@@ -133,6 +203,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
             manuscript=state["manuscript"],
             transcript=ctx.call_text(state["transcript"]),
             financials=financials_table(state.get("financials")),
+            **_material(role, state),
         )  # fmt: skip
         turn = ConversationTurn(speaker=role, round=state["round"], model=model, text=text)
         return {"turns": [turn]}

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.asyncio
 
 GOOD = "\n\n".join(f"## {s}\nText about {s}." for s in SECTIONS)
 ROUND = ["writer", "analyst", "writer", "psychologist", "writer", "editor", "writer", "client"]
+BRIEF = ["client"]  # the Client opens the conversation with its requirements
 
 
 def models(*client: str, extractor: Any = None, writer: Any = None) -> FakeModels:
@@ -25,7 +26,8 @@ def models(*client: str, extractor: Any = None, writer: Any = None) -> FakeModel
         "analyst": Script.of(default="ANALYST: check revenue."),
         "psychologist": Script.of(default="PSYCHOLOGIST: calibrate confidence."),
         "editor": Script.of(default="EDITOR: sections fine."),
-        "client": Script.of(*client, default="Not yet: add guidance."),
+        "client": Script.of("CLIENT NEEDS: the guidance and the margin drivers.", *client,
+                            default="Not yet: add guidance."),  # fmt: skip
         "extractor": Script.of(default=extractor or block()),
     }
     return FakeModels(scripts)
@@ -42,7 +44,7 @@ async def test_terminate_in_first_round(fake_engine: Any, sample_text: str) -> N
     report = out.report
     assert report.status == "succeeded"
     speakers = [t["speaker"] for t in report.extras["conversation"]]
-    assert speakers == ROUND
+    assert speakers == BRIEF + ROUND
     assert "Draft 4." in report.markdown  # the writer's last edit is the report
     assert any("1 round(s); client answered TERMINATE" in n for n in report.notes)
     assert len(m.script("extractor").calls) == 1
@@ -51,7 +53,7 @@ async def test_terminate_in_first_round(fake_engine: Any, sample_text: str) -> N
 async def test_terminate_in_second_round(fake_engine: Any, sample_text: str) -> None:
     out = await run(fake_engine, models("More detail please.", "  TERMINATE\n"), sample_text)
     speakers = [t["speaker"] for t in out.report.extras["conversation"]]
-    assert speakers == ROUND * 2
+    assert speakers == BRIEF + ROUND * 2
     assert [t["round"] for t in out.report.extras["conversation"]][-1] == 2
 
 
@@ -59,7 +61,7 @@ async def test_three_full_rounds_without_terminate(fake_engine: Any, sample_text
     m = models("TERMINATE.", "terminate", "Terminate now")  # not exactly TERMINATE
     out = await run(fake_engine, m, sample_text)
     turns = out.report.extras["conversation"]
-    assert [t["speaker"] for t in turns] == ROUND * 3
+    assert [t["speaker"] for t in turns] == BRIEF + ROUND * 3
     assert any("3 round(s); client did not terminate" in n for n in out.report.notes)
     assert out.report.status == "succeeded"
 
@@ -68,7 +70,7 @@ async def test_round_limit_is_a_setting(fake_engine: Any, sample_text: str) -> N
     from core.options import RunOptions
 
     out = await run(fake_engine, models(), sample_text, options=RunOptions(conversation_rounds=1))
-    assert [t["speaker"] for t in out.report.extras["conversation"]] == ROUND
+    assert [t["speaker"] for t in out.report.extras["conversation"]] == BRIEF + ROUND
 
 
 async def test_feedback_reaches_the_writer_and_never_edits(
@@ -78,7 +80,7 @@ async def test_feedback_reaches_the_writer_and_never_edits(
     out = await run(fake_engine, m, sample_text)
     calls = m.script("writer").calls
     assert len(calls) == 4
-    assert "first draft" in calls[0].text
+    assert "first draft" in calls[0].text and "CLIENT NEEDS: the guidance" in calls[0].text
     for call, who in zip(calls[1:], ("ANALYST", "PSYCHOLOGIST", "EDITOR"), strict=True):
         assert f"{who}:" in call.text and "targeted" in call.text
     assert "ANALYST" not in out.report.markdown  # reviewers' words are not in the report
@@ -95,6 +97,44 @@ async def test_analyst_gets_four_quarters(fake_engine: Any, sample_text: str) ->
     prompt = m.script("analyst").calls[0].text
     assert "2026-06-30" in prompt and "2025-09-30" in prompt and "2025-06-30" not in prompt
     assert "| Revenue | 100 | 101 | 102 | 103 |" in prompt
+
+
+async def test_analyst_table_has_the_papers_lines(fake_engine: Any, sample_text: str) -> None:
+    """Cash and short-term investments, shares outstanding, investing and financing cash flow
+    and the change in cash (Alpha Vantage names, kept as given) reach the Analyst's table."""
+    q = {"fiscalDateEnding": "2026-06-30", "totalRevenue": "100",
+         "cashAndShortTermInvestments": "55", "commonStockSharesOutstanding": "1,000",
+         "cashflowFromInvestment": "-20", "cashflowFromFinancing": "-5",
+         "changeInCashAndCashEquivalents": "7"}  # fmt: skip
+    fin = Financials.model_validate({"most_recent_earnings": q, "quarters": [q]})
+    m = models("TERMINATE")
+    await run(fake_engine, m, sample_text, financials=fin)
+    prompt = m.script("analyst").calls[0].text
+    for line in ("| Cash and short-term investments | 55 |", "| Shares outstanding | 1,000 |",
+                 "| Investing cash flow | -20 |", "| Financing cash flow | -5 |",
+                 "| Change in cash | 7 |"):  # fmt: skip
+        assert line in prompt, line
+
+
+async def test_psychologist_reads_managements_answers(fake_engine: Any, sample_text: str) -> None:
+    m = models("TERMINATE")
+    await run(fake_engine, m, sample_text)
+    prompt = m.script("psychologist").calls[0].text
+    assert "## Management's answers in the Q&A" in prompt
+    assert "A (CEO):" in prompt and "Q (Analyst-1):" in prompt
+    assert "speculate on that" in prompt  # the CEO's evasive answer to the last question
+
+
+async def test_editor_compares_with_the_previous_version(fake_engine: Any, sample_text: str) -> None:
+    # first draft, the edit after the Analyst, the edit after the Psychologist (loses a figure)
+    drafts = iter([f"{GOOD}\n\nFirst.", f"{GOOD}\n\nRevenue was $1.54 billion.",
+                   f"{GOOD}\n\nRevenue grew."] + [GOOD] * 10)  # fmt: skip
+    m = models("TERMINATE", writer=lambda msgs, tool: next(drafts))
+    await run(fake_engine, m, sample_text)
+    prompt = m.script("editor").calls[0].text
+    assert "Compare the report with its previous version" in prompt
+    assert "## The previous version" in prompt and "Revenue was $1.54 billion." in prompt
+    assert "no longer does (found by code): $1.54 billion" in prompt
 
 
 async def test_missing_sections_are_noted(fake_engine: Any, sample_text: str) -> None:

@@ -27,6 +27,7 @@ VARS = {
     "manuscript": "MANUSCRIPT-SLOT",
     "sections": SECTIONS,
     "financials": "FINANCIALS-SLOT",
+    "answers": "ANSWERS-SLOT",
     "feedback": ConversationTurn(speaker="editor", round=1, model="m", text="FEEDBACK-SLOT"),
     # writer_feedback
     "draft": "DRAFT-SLOT",
@@ -135,8 +136,10 @@ def test_reserved_name_refused() -> None:
 
 
 def test_conversation_writer_modes() -> None:
-    first = prompts.render("conversation/writer", **{**VARS, "manuscript": None})
-    assert "first draft" in first.user and "FEEDBACK-SLOT" not in first.user
+    first = prompts.render("conversation/writer", **{**VARS, "manuscript": None, "feedback": None})
+    assert "first draft" in first.user and "requirements" not in first.user
+    briefed = prompts.render("conversation/writer", **{**VARS, "manuscript": None})
+    assert "## The client's requirements\nFEEDBACK-SLOT" in briefed.user  # the Client's brief
     edit = prompts.render("conversation/writer", **VARS)
     assert "targeted edits" in " ".join(edit.user.split()) and "FEEDBACK-SLOT" in edit.user
     assert "MANUSCRIPT-SLOT" in edit.user and "from the editor" in edit.user
