@@ -39,6 +39,30 @@ class ReportGrade(BaseModel):
         """Weighted grade on the 1-5 scale."""
         return round(sum(GRADE_WEIGHTS[k] * v for k, v in self.scores().items()), 3)
 
+    def flags(self) -> list[str]:
+        """The Jetsons judge's quality-assurance flags, by its rules (code, not the model):
+        Critical: content accuracy below 2; Warning: any metric below 2; Review: metrics more
+        than 2 points apart."""
+        scores = self.scores()
+        out = []
+        if scores["content_accuracy"] < 2:
+            out.append("Critical: content accuracy below 2")
+        low = [k for k, v in scores.items() if v < 2]
+        if low:
+            out.append(f"Warning: {', '.join(low)} below 2")
+        if max(scores.values()) - min(scores.values()) > 2:
+            out.append("Review: metric scores more than 2 points apart")
+        return out
+
+    def band(self) -> str:
+        """The Jetsons' overall rating band."""
+        o = self.overall()
+        for floor, name in ((4.5, "Exceptional"), (3.5, "Strong"), (2.5, "Adequate"),
+                            (1.5, "Needs significant improvement")):  # fmt: skip
+            if o >= floor:
+                return name
+        return "Poor"
+
 
 class Challenges(BaseModel):
     """The Devil's Advocate's cross-examination: the weakest assumptions of each opening."""

@@ -12,7 +12,7 @@ import operator
 from typing import Annotated, Any, Literal
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.context import RunContext
 from core.contract import NodeFailure, clip
@@ -64,6 +64,8 @@ class Grade(BaseModel):
     overall: float | None = None
     comment: str | None = None
     error: str | None = None
+    band: str | None = None
+    flags: list[str] = Field(default_factory=list)  # Critical / Warning / Review
 
 
 class WriterFeedbackState(PipelineState, total=False):
@@ -326,7 +328,7 @@ def _grade(variant: str, model: str, result: Structured[ReportGrade]) -> Grade:
         return Grade(variant=variant, model=model, error=result.error)
     g = result.value
     return Grade(variant=variant, model=model, scores=g.scores(), overall=g.overall(),
-                 comment=g.comment)  # fmt: skip
+                 comment=g.comment, band=g.band(), flags=g.flags())  # fmt: skip
 
 
 @traced("judge")
@@ -363,7 +365,9 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         f"{g.variant} {g.overall:.2f}" if g.overall is not None else f"{g.variant} ungraded"
         for g in grades
     )
-    update["notes"] = [f"ensemble: {best.variant} chosen ({summary}; scale 1-5)"]
+    update["notes"] = [f"ensemble: {best.variant} chosen ({summary}; scale 1-5)"] + [
+        f"judge: {g.variant}: {flag}" for g in graded for flag in g.flags
+    ]
     return update
 
 

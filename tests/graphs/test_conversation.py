@@ -26,8 +26,11 @@ def models(*client: str, extractor: Any = None, writer: Any = None) -> FakeModel
         "analyst": Script.of(default="ANALYST: check revenue."),
         "psychologist": Script.of(default="PSYCHOLOGIST: calibrate confidence."),
         "editor": Script.of(default="EDITOR: sections fine."),
-        "client": Script.of("CLIENT NEEDS: the guidance and the margin drivers.", *client,
-                            default="Not yet: add guidance."),  # fmt: skip
+        "client": Script.of(
+            "CLIENT NEEDS: the guidance and the margin drivers.",
+            *client,
+            default="Not yet: add guidance.",
+        ),  # fmt: skip
         "extractor": Script.of(default=extractor or block()),
     }
     return FakeModels(scripts)
@@ -125,7 +128,9 @@ async def test_psychologist_reads_managements_answers(fake_engine: Any, sample_t
     assert "speculate on that" in prompt  # the CEO's evasive answer to the last question
 
 
-async def test_editor_compares_with_the_previous_version(fake_engine: Any, sample_text: str) -> None:
+async def test_editor_compares_with_the_previous_version(
+    fake_engine: Any, sample_text: str
+) -> None:
     # first draft, the edit after the Analyst, the edit after the Psychologist (loses a figure)
     drafts = iter([f"{GOOD}\n\nFirst.", f"{GOOD}\n\nRevenue was $1.54 billion.",
                    f"{GOOD}\n\nRevenue grew."] + [GOOD] * 10)  # fmt: skip

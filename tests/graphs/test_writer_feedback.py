@@ -221,6 +221,29 @@ async def test_ensemble_picks_highest_grade_and_keeps_all(
         "advanced_feedback": 4.0,
     }
     assert any("advanced_writer chosen" in n for n in r.notes)
+    assert wf(r)["candidates"]["advanced_writer"]["grade"]["band"] == "Strong"
+    assert wf(r)["candidates"]["advanced_writer"]["grade"]["flags"] == []
+
+
+async def test_ensemble_reports_the_judges_flags(fake_engine: Any, sample_text: str) -> None:
+    """The Jetsons judge's Critical / Warning / Review flags, by its rules, on every grade."""
+
+    def by_report(messages: Any, tool: str | None) -> Any:
+        text = messages[-1].content
+        if "ADVANCED" in text:
+            return grade(1, 4, 4, 4, 4)  # critical: accuracy below 2; spread 3 -> review
+        return grade(3, 1, 3, 3, 3)  # warning: depth below 2
+
+    m = models(panel=("ALL GOOD",), grader=Script.of(default=by_report))
+    out = await run(fake_engine, m, "ensemble", sample_text)
+    flags = {v: c["grade"]["flags"] for v, c in wf(out.report)["candidates"].items()}
+    assert flags["advanced_writer"] == [
+        "Critical: content accuracy below 2",
+        "Warning: content_accuracy below 2",
+        "Review: metric scores more than 2 points apart",
+    ]
+    assert flags["simple_writer"] == ["Warning: analytical_depth below 2"]
+    assert "judge: advanced_writer: Critical: content accuracy below 2" in out.report.notes
 
 
 async def test_ensemble_ungradeable_candidate_is_missing(
