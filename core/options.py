@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 from pydantic_settings import NoDecode  # EDESK_ENSEMBLE_VARIANTS is a comma list, not JSON
 
+SasSystem = Literal["S1", "S2", "S3", "S4"]
 WriterVariant = Literal[
     "simple_writer", "advanced_writer", "simple_feedback", "advanced_feedback", "ensemble"
 ]
@@ -74,6 +75,12 @@ class RunOptions(BaseModel):
         le=3,
         description="findebate: Trust-Skeptic-Leader rounds (1 as the paper recommends; 2 is its "
         "ablation); the revert guard checks every round against the original report",
+    )
+    sas_system: Annotated[SasSystem, Surface(pipelines=("adversarial",))] = Field(
+        default="S4",
+        description="adversarial: the SAS paper's system; S4 the full framework, S1 one Lead "
+        "analyst on the raw call and market data, S2 briefing then Lead (no debate), S3 a "
+        "one-shot Bull/Bear debate without the press-the-weakness protocol",
     )
     chunk_words: int = Field(default=150, ge=20, le=400, description="words per transcript chunk")
     retrieval_k: int = Field(default=4, ge=1, le=50, description="passages per retrieval query")

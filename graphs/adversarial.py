@@ -1,6 +1,8 @@
 """adversarial (SAS, seed 004; README "Pipelines"): CIO briefing (three analysts in parallel), the
 five-act Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals,
-then Judge -> Stress analyst -> Lead analyst and the shared recommendation block."""
+then Judge -> Stress analyst -> Lead analyst and the shared recommendation block. The option
+`sas_system` builds the paper's ablations: S1 (Lead alone), S2 (briefing -> Lead), S3 (openings
+-> Judge -> Stress -> Lead)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ AdversarialGraph = StateGraph[AdversarialState, RunContext, PipelineInput, Pipel
 
 def build_adversarial() -> AdversarialGraph:
     graph: AdversarialGraph = pipeline_graph(AdversarialState)
-    add_start(graph, *adv.BRIEFING)
+    add_start(graph, "plan")
+    graph.add_node("plan", adv.plan)
+    graph.add_conditional_edges("plan", adv.route_system, [*adv.BRIEFING, "lead_analyst"])
     # phase 1: the briefing
     graph.add_node("factual_analyst", adv.make_transcript_analyst("factual_analyst"))
     graph.add_node("behavioral_analyst", adv.make_transcript_analyst("behavioral_analyst"))
@@ -36,9 +40,14 @@ def build_adversarial() -> AdversarialGraph:
     add_report(graph)
 
     graph.add_edge(list(adv.BRIEFING), "briefing")
-    graph.add_edge("briefing", "bull_opening")
-    graph.add_edge("briefing", "bear_opening")
-    graph.add_edge(["bull_opening", "bear_opening"], "devils_advocate")
+    graph.add_conditional_edges(
+        "briefing", adv.route_after_briefing, ["bull_opening", "bear_opening", "lead_analyst"]
+    )
+    # both openings run in one step, so each one's route triggers the next node once
+    for side in adv.SIDES:
+        graph.add_conditional_edges(
+            f"{side}_opening", adv.route_after_openings, ["devils_advocate", "judge"]
+        )
     graph.add_conditional_edges(
         "devils_advocate",
         adv.route_cross_examination,

@@ -115,6 +115,7 @@ class AdversarialState(PipelineState, total=False):
     verdict: Verdict | None
     stress: str
     lead_check: LeadCheck
+    system: str  # the SAS system this run builds: S1-S3 ablations, S4 the full framework
 
 
 Side = Literal["bull", "bear"]
@@ -146,6 +147,40 @@ Press = Literal["bull_press", "bear_press", "bull_closing", "bear_closing"]
 
 
 # -- phase 1: the CIO briefing ---------------------------------------------------------------------
+
+
+@traced("plan")
+async def plan(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Record which SAS system runs (option `sas_system`): S4 the full framework; S1-S3 the
+    paper's ablations."""
+    system = runtime.context.options.sas_system
+    update: dict[str, Any] = {"system": system}
+    if system != "S4":
+        update["notes"] = [f"adversarial: ablation {system} ({SYSTEMS[system]})"]
+    return update
+
+
+SYSTEMS: dict[str, str] = {
+    "S1": "single agent: the Lead analyst on the raw call and market data",
+    "S2": "cooperative: briefing, then the Lead analyst, no debate",
+    "S3": "unstructured adversarial: one-shot Bull/Bear openings, no press-the-weakness",
+    "S4": "the full framework",
+}
+
+
+def route_system(state: AdversarialState) -> list[str]:
+    """S1 goes straight to the Lead; every other system starts with the briefing."""
+    return ["lead_analyst"] if state.get("system") == "S1" else list(BRIEFING)
+
+
+def route_after_briefing(state: AdversarialState) -> list[str]:
+    """S2 hands the briefing to the Lead; S3 and S4 debate it."""
+    return ["lead_analyst"] if state.get("system") == "S2" else ["bull_opening", "bear_opening"]
+
+
+def route_after_openings(state: AdversarialState) -> Literal["devils_advocate", "judge"]:
+    """S3 judges the openings alone; S4 cross-examines them."""
+    return "judge" if state.get("system") == "S3" else "devils_advocate"
 
 
 def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
@@ -383,25 +418,35 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     when its positions contradicted the verdict."""
     ctx = runtime.context
     check = state.get("lead_check")
+    arguments = state.get("arguments", [])
+    if state.get("system") == "S1":  # one agent: the raw call and the market data
+        card = scorecard(p) if (p := state.get("prices")) else None
+        source: Any = ctx.call_text(state["transcript"])
+        market = card.model_dump_json(indent=1, exclude={"unavailable"}) if card else NO_MARKET_DATA
+    else:
+        source, market = state["briefing"], ""
     draft, parsed = await write_draft(
         ctx, "lead_analyst", "lead_analyst", "adversarial/lead_analyst", **verified(state),
         call=state["call"],
-        briefing=state["briefing"],
-        history=history(state["arguments"]),
+        briefing=source,
+        market=market,
+        history=history(arguments),
         verdict=state.get("verdict"),
-        stress=state["stress"],
+        stress=state.get("stress", ""),
         conflict=check.reason if check is not None and not check.consistent else "",
     )  # fmt: skip
-    arguments = state["arguments"]
     extras = {
         "adversarial": {
-            "briefing": {r: a.model_dump(mode="json") for r, a in state["analyses"].items()},
+            "system": state.get("system", "S4"),
+            "briefing": {
+                r: a.model_dump(mode="json") for r, a in state.get("analyses", {}).items()
+            },
             "debate": [a.model_dump(mode="json") for a in arguments],
             "challenges": c.model_dump() if (c := state.get("challenges")) else None,
             "assessment": a.model_dump() if (a := state.get("assessment")) else None,
             "press_asked": [s.speaker for s in arguments if s.act == "press"],
             "verdict": v.model_dump() if (v := state.get("verdict")) else None,
-            "weakest_link": state["stress"],
+            "weakest_link": state.get("stress"),
         }
     }
     update: dict[str, Any] = {

@@ -119,8 +119,9 @@ async def test_no_press_when_both_rebuttals_convince(fake_engine: Any, sample_te
     assert r.status == "succeeded" and len(r.recommendations) == 3
     n = nodes(r)
     assert n[0] == "facts"  # the call facts, by code, before any model writes
-    assert set(n[1:4]) == {"factual_analyst", "behavioral_analyst", "market_analyst"}
-    assert n[4] == "briefing" and "bull_press" not in n and "bear_press" not in n
+    assert n[1] == "plan"  # which SAS system runs (S4 by default)
+    assert set(n[2:5]) == {"factual_analyst", "behavioral_analyst", "market_analyst"}
+    assert n[5] == "briefing" and "bull_press" not in n and "bear_press" not in n
     assert acts(r) == [
         ("bull", "opening"),
         ("bear", "opening"),
@@ -295,3 +296,45 @@ async def test_neutral_or_mixed_positions_are_not_a_contradiction(
     out = await run(fake_engine, m, sample_text)
     assert nodes(out.report).count("lead_analyst") == 1
     assert out.report.extras["verdict_check"]["consistent"] is True
+
+
+@pytest.mark.parametrize(
+    ("system", "ran", "absent"),
+    [
+        ("S1", ["plan", "lead_analyst", "verdict_check"],
+         ["factual_analyst", "briefing", "bull_opening", "judge", "stress_analyst"]),
+        ("S2", ["plan", "factual_analyst", "briefing", "lead_analyst"],
+         ["bull_opening", "devils_advocate", "judge", "stress_analyst"]),
+        ("S3", ["briefing", "bull_opening", "bear_opening", "judge", "stress_analyst",
+                "lead_analyst"],
+         ["devils_advocate", "bull_rebuttal", "assess_rebuttals", "bull_closing"]),
+        ("S4", ["devils_advocate", "bull_rebuttal", "assess_rebuttals", "bull_closing", "judge"],
+         []),
+    ],
+)  # fmt: skip
+async def test_sas_ablations_s1_to_s3(
+    fake_engine: Any, sample_text: str, system: str, ran: list[str], absent: list[str]
+) -> None:
+    from core.options import RunOptions
+
+    m = models()
+    out = await run(fake_engine, m, sample_text, options=RunOptions(sas_system=system))  # type: ignore[arg-type]
+    report = out.report
+    assert report.status == "succeeded", report.failures
+    names = nodes(report)
+    assert all(n in names for n in ran), names
+    assert not any(n in names for n in absent), names
+    assert names.count("judge") <= 1 and names.count("devils_advocate") <= 1
+    assert report.extras["adversarial"]["system"] == system
+    lead = m.script("lead_analyst").calls[0].text
+    if system == "S1":  # the raw call and the market data, nothing distilled
+        assert "Northwind" in lead and "No market data was supplied" in lead
+        assert "Arguments considered" not in lead
+    if system == "S2":
+        assert "Facts and figures stated on the call" in lead and "Arguments considered" not in lead
+    if system == "S3":
+        assert "Arguments considered" in lead and "press" not in acts_of(report)
+
+
+def acts_of(report: Any) -> set[str]:
+    return {a["act"] for a in report.extras["adversarial"]["debate"]}
