@@ -10,17 +10,17 @@ from core.context import RunContext
 from core.rag import interleave
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
-from core.window import Fit
+from core.window import Fit, Window
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.tracing import NodeFn, traced
 
 ROLES = roles(
-    Role("earnings_analyst", remote=1800, local=300),
-    Role("market_predictor", remote=1800, local=300),
-    Role("sentiment_analyst", remote=1800, local=300),
-    Role("valuation_analyst", remote=1800, local=300),
-    Role("risk_analyst", remote=1800, local=300),
+    Role("earnings_analyst", remote=2000, local=300),
+    Role("market_predictor", remote=2000, local=300),
+    Role("sentiment_analyst", remote=2000, local=300),
+    Role("valuation_analyst", remote=2000, local=300),
+    Role("risk_analyst", remote=2000, local=300),
 )
 
 
@@ -64,6 +64,19 @@ SPECIALISTS: dict[str, tuple[str, ...]] = {
 }
 
 
+PAPER_WORDS = (1000, 1500)  # FinDebate's specialists write 1,000-1,500 words each
+
+
+def target_length(window: Window | None) -> str:
+    """The paper's length when the role's answer budget holds it, else what the budget holds
+    (about 0.7 words a token, rounded down to 50)."""
+    low, high = PAPER_WORDS
+    if window is None or window.answer * 0.75 >= high:
+        return f"{low:,}-{high:,} words, as the FinDebate paper's specialists write"
+    words = max(50, int(window.answer * 0.7) // 50 * 50)
+    return f"about {words:,} words (what this model's {window.answer:,}-token answer budget holds)"
+
+
 def make_specialist(role: str) -> NodeFn[PipelineState]:
     """A node that writes `role`'s analysis from its dimensions' evidence; one LLM call."""
     if role not in SPECIALISTS:
@@ -79,6 +92,7 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
             ctx, role, f"findebate/{role}", **verified(state),
             call=state["call"],
             evidence=ctx.passages(ranked),
+            length=target_length(ctx.models.chat(role).window),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 

@@ -141,3 +141,13 @@ def test_analyses_cut_keeps_every_voice_before_any_at_length() -> None:
     text, kept = fit.within(60, WordCounter())
     assert all(f"{r} lead point." in text for r in SPECIALISTS) and "detail" not in text
     assert kept < 0.3
+
+
+def test_specialists_write_to_the_papers_length_when_the_budget_allows() -> None:
+    from nodes.specialists import target_length
+
+    assert target_length(None).startswith("1,000-1,500 words")
+    assert target_length(Window(128_000, 2000)).startswith("1,000-1,500 words")
+    assert target_length(Window(4096, 300)) == (
+        "about 200 words (what this model's 300-token answer budget holds)"
+    )

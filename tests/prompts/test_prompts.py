@@ -28,6 +28,7 @@ VARS = {
     "sections": SECTIONS,
     "financials": "FINANCIALS-SLOT",
     "answers": "ANSWERS-SLOT",
+    "length": "LENGTH-SLOT",
     "feedback": ConversationTurn(speaker="editor", round=1, model="m", text="FEEDBACK-SLOT"),
     # writer_feedback
     "draft": "DRAFT-SLOT",
