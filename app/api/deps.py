@@ -13,6 +13,7 @@ from pydantic import WithJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.errors import ApiError
+from app.service.metrics import counted_stream
 from app.service.runs import RunManager
 from app.settings import Settings
 from app.storage import EvalRecord, RunRecord
@@ -90,7 +91,9 @@ AfterQuery = Annotated[
 def sse_response(messages: AsyncIterator[dict[str, Any]], heartbeat: float) -> EventSourceResponse:
     """An event stream with heartbeats, never cached or buffered by a proxy."""
     return EventSourceResponse(
-        messages, ping=heartbeat, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        counted_stream(messages),
+        ping=heartbeat,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
 
 

@@ -7,11 +7,12 @@ import urllib.request
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from app.api.deps import ManagerDep
 from app.api.schemas import PipelineEdge, PipelineInfo
 from app.llm.factory import ModelFactory
+from app.service.metrics import exposition
 from graphs import PIPELINES, draw
 
 router = APIRouter()
@@ -42,6 +43,18 @@ async def list_pipelines(request: Request) -> list[PipelineInfo]:
     """Each pipeline's nodes, edges and mermaid; node names match the events' `node`."""
     cached: list[PipelineInfo] = request.app.state.pipelines
     return cached
+
+
+@router.get("/metrics", tags=["health"], response_class=Response)
+async def prometheus_metrics(manager: ManagerDep) -> Response:
+    """Prometheus metrics: runs by pipeline and status, node durations, tokens, retries, queue
+    depth, open SSE streams (README "Observability")."""
+    try:
+        _, queued = await manager.store.list_runs(owner=None, status="queued", limit=1)
+    except Exception:  # the store is down: the other metrics still answer
+        queued = None
+    body, content_type = exposition(queued)
+    return Response(content=body, media_type=content_type)
 
 
 @router.get("/healthz", tags=["health"])

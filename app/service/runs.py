@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from app.service.bus import WAKE, Bus
 from app.service.engine import Engine, RunOutcome
 from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
+from app.service.metrics import run_finished, run_started
 from app.settings import Settings
 from app.storage import TERMINAL, RunRecord, Store, now
 from app.storage.errors import is_infra_error
@@ -127,6 +128,7 @@ class RunExecutor:
             log.info(
                 "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""
             )
+            run_started(record.pipeline, resume)
             outcome = await self.engine.run(
                 record.pipeline,
                 None if resume else parse_transcript(record.input.transcript),
@@ -160,6 +162,7 @@ class RunExecutor:
             )
             await self.publish(run_id, RunError(run_id=run_id, message=str(exc)))
             await self.publish(run_id, RunFinished(run_id=run_id, status="failed", reason="error"))
+            run_finished(record.pipeline, "failed", [])
 
     async def _finish(self, record: RunRecord, outcome: RunOutcome) -> None:
         """Write the final status and report, then publish the stashed run_finished event, so a
@@ -183,6 +186,7 @@ class RunExecutor:
         url = f"/v1/runs/{record.id}/report.md" if outcome.report else None
         await self.publish(record.id, finished.model_copy(update={"report_url": url}))
         log.info("run %s finished: %s", record.id, outcome.status)
+        run_finished(record.pipeline, outcome.status, trace)
 
     async def _recover_node_events(self, record: RunRecord, outcome: RunOutcome) -> None:
         """A node whose writes reached the checkpoint but whose node_finished did not reach the
