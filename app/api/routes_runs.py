@@ -26,6 +26,7 @@ from app.api.schemas import (
     refusals,
 )
 from app.exports.pdf import report_pdf
+from app.exports.tables import report_csv_zip, report_xlsx
 from app.service.runs import RunManager
 from app.settings import Settings
 from app.storage import RunInput, RunRecord, now
@@ -224,6 +225,40 @@ async def get_report_pdf(record: RunDep) -> Response:
         body,
         media_type="application/pdf",
         headers={"Content-Disposition": f'attachment; filename="report-{record.id}.pdf"'},
+    )
+
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+@router.get(
+    "/{run_id:run_id}/report.xlsx",
+    response_class=Response,
+    responses={200: {"content": {XLSX: {}}}, **refusals(404, 409)},
+)
+async def get_report_xlsx(record: RunDep) -> Response:
+    """The report as an Excel workbook: recommendations, key figures, guidance, grounded
+    figures with their passages, the per-node trace."""
+    body = await asyncio.to_thread(report_xlsx, _report(record))
+    return Response(
+        body,
+        media_type=XLSX,
+        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.xlsx"'},
+    )
+
+
+@router.get(
+    "/{run_id:run_id}/report.csv.zip",
+    response_class=Response,
+    responses={200: {"content": {"application/zip": {}}}, **refusals(404, 409)},
+)
+async def get_report_csv_zip(record: RunDep) -> Response:
+    """The workbook's sheets as CSV files in a zip."""
+    body = await asyncio.to_thread(report_csv_zip, _report(record))
+    return Response(
+        body,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.csv.zip"'},
     )
 
 

@@ -59,6 +59,8 @@ class RunLinks(BaseModel):
     events: str
     report_md: str
     report_pdf: str
+    report_xlsx: str
+    report_csv_zip: str
     transcript: str
     cancel: str
 
@@ -70,6 +72,8 @@ def links(run_id: str) -> RunLinks:
         events=f"{base}/events",
         report_md=f"{base}/report.md",
         report_pdf=f"{base}/report.pdf",
+        report_xlsx=f"{base}/report.xlsx",
+        report_csv_zip=f"{base}/report.csv.zip",
         transcript=f"{base}/transcript",
         cancel=f"{base}/cancel",
     )

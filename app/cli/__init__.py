@@ -112,10 +112,14 @@ def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | N
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     assert outcome.report is not None
+    from app.exports.tables import report_xlsx
+
     md, js = out_dir / "report.md", out_dir / "report.json"
     md.write_text(outcome.report.markdown + "\n", encoding="utf-8")
     js.write_text(outcome.report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return [md, js]
+    xlsx = out_dir / "report.xlsx"
+    xlsx.write_bytes(report_xlsx(outcome.report))
+    return [md, js, xlsx]
 
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:

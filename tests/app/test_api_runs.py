@@ -231,7 +231,7 @@ def test_conversation_rounds_option(tmp_path: Path) -> None:
             "/v1/runs", json={"transcript": TEXT, "options": {"conversation_rounds": 0}}
         )
     assert run["status"] == "succeeded"
-    assert len(run["report"]["extras"]["conversation"]) == 8  # one round: W A W P W E W C
+    assert len(run["report"]["extras"]["conversation"]) == 9  # the brief, then W A W P W E W C
     assert bad.status_code == 422
 
 

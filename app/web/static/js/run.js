@@ -97,7 +97,7 @@ async function reportActions(detail, errorBox, navigate) {
     e.target.disabled = true;
     try { await download(detail, kind); } catch (err) { errorBox.textContent = `Download failed: ${err.message}`; } finally { e.target.disabled = false; }
   } }, label);
-  const out = [h("span", { class: "muted" }, "Download "), btn("Markdown", "md"), btn("JSON", "json"), btn("PDF", "pdf")];
+  const out = [h("span", { class: "muted" }, "Download "), btn("Markdown", "md"), btn("JSON", "json"), btn("PDF", "pdf"), btn("Excel", "xlsx"), btn("CSV (zip)", "csv.zip")];
   const others = await api(`/v1/runs?limit=200`).then((page) => page.items.filter((r) => r.id !== detail.id && r.transcript_sha256 === detail.transcript_sha256)).catch(() => []);
   if (others.length) {
     const sel = h("select", { "aria-label": "run to compare with" }, others.map((r) => h("option", { value: r.id }, `${r.pipeline} · ${r.status} · ${fmtTime(r.created_at)}`)));
