@@ -42,6 +42,10 @@ class Settings(BaseSettings, RunOptions):
     max_tokens: dict[str, int] = Field(
         default_factory=dict, description="per-role completion-token budget overrides"
     )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="serve/worker logs: text lines or JSON lines with run id and node",
+    )
     context_windows: dict[str, int] = Field(
         default_factory=dict,
         description="context window in tokens by model name or prefix, over the built-in "

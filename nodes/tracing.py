@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,8 +14,10 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.contract import NodeTrace, clip
 from core.llm import CallStats, current_stats
+from core.logctx import node_var
 
 StateT = TypeVar("StateT", contravariant=True)
+log = logging.getLogger(__name__)
 
 
 class NodeFn(Protocol[StateT]):
@@ -53,12 +56,14 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
             runtime.context.control.check(name)
             stats = CallStats()
             token = current_stats.set(stats)
+            node_token = node_var.set(name)
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             try:
                 update = await fn(state, runtime)
             finally:
                 current_stats.reset(token)
+                node_var.reset(node_token)
             trace = NodeTrace(
                 node=name,
                 started_at=started,
@@ -75,6 +80,11 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
                 detail="; ".join(f.reason for f in update.get("failures", [])) or None,
                 summary=summary(update),
             )
+            log.info(
+                "node %s %s in %.0f ms (%d model call(s), %d tokens)", name, trace.outcome,
+                trace.duration_ms, trace.calls, trace.prompt_tokens + trace.completion_tokens,
+                extra={"node": name},
+            )  # fmt: skip
             runtime.context.control.spend(stats.prompt_tokens + stats.completion_tokens)
             if stats.cuts:  # what a prompt lost to fit its model's window, for the report's notes
                 cuts = [c.note(name) for c in stats.cuts]

@@ -22,6 +22,7 @@ from app.cli.progress import Progress
 from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
 from app.llm.factory import ConfigError
 from app.llm.local import LocalModelError
+from app.logs import configure
 from app.service.engine import Engine, RunOutcome
 from app.settings import Settings
 from core.context import RunControl
@@ -252,16 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve(args: argparse.Namespace, settings: Settings) -> int:
-    import logging
-
     import uvicorn
 
     from app.api import create_app
 
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Chroma/model request
+    configure(args.log_level, settings.log_format)
     # uvicorn's own access log prints query strings (which may hold an access_token): ours
     # (app.api) logs method, path, status and time only.
     uvicorn.run(
@@ -270,23 +266,20 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         port=args.port,
         log_level=args.log_level,
         access_log=False,
+        # JSON logs: uvicorn's own lines go through the root handler too
+        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
     )
     return EXIT_OK
 
 
 def worker(args: argparse.Namespace, settings: Settings) -> int:
-    import logging
-
     from app.service.worker import is_alive, run_worker
 
     if args.alive:
         return EXIT_OK if is_alive(settings) else 1
     if not (settings.database_url and settings.redis_url):
         raise ConfigError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per Chroma/model request
+    configure(args.log_level, settings.log_format)
     asyncio.run(run_worker(settings))
     return EXIT_OK
 

@@ -27,6 +27,7 @@ from core.context import RunContext, RunControl, RunStopped, WordBudget
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
 from core.llm import ModelSource
+from core.logctx import run_id_var
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput
@@ -161,6 +162,7 @@ class Engine:
         "async" overlaps the write with the next step (the CLI, which does not resume)."""
         get_pipeline(pipeline)  # a clear KeyError for an unknown name
         run_id = run_id or uuid.uuid4().hex
+        run_id_var.set(run_id)  # this task's log lines name the run (JSON logs)
         outcome = RunOutcome(run_id=run_id, pipeline=pipeline, status="running")
         emit = _emitter(outcome, on_event)
         control = control or RunControl()

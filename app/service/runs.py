@@ -24,6 +24,7 @@ from app.storage.errors import is_infra_error
 from core.context import RunControl
 from core.contract import NodeTrace
 from core.inputs import Financials, Prices
+from core.logctx import run_id_var
 from core.options import RunOptions
 from core.transcript import parse_transcript
 
@@ -122,6 +123,7 @@ class RunExecutor:
         With `infra_raises` (workers), a lost database or queue connection is raised instead,
         so the run is retried from its checkpoint rather than failed for an outage."""
         run_id = record.id
+        run_id_var.set(run_id)  # every log line of this task names the run (JSON logs)
         try:
             control.cancelled = record.cancel_requested  # asked before a restart
             await self.store.update(run_id, status="running", started_at=now())
