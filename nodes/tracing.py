@@ -15,6 +15,7 @@ from core.context import RunContext
 from core.contract import NodeTrace, clip
 from core.llm import CallStats, current_stats
 from core.logctx import node_var
+from core.telemetry import tracer
 
 StateT = TypeVar("StateT", contravariant=True)
 log = logging.getLogger(__name__)
@@ -59,11 +60,23 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
             node_token = node_var.set(name)
             started = datetime.now(UTC)
             t0 = time.perf_counter()
-            try:
-                update = await fn(state, runtime)
-            finally:
-                current_stats.reset(token)
-                node_var.reset(node_token)
+            with tracer().start_as_current_span(f"node {name}") as span:
+                try:
+                    update = await fn(state, runtime)
+                except Exception as exc:
+                    span.set_attribute("edesk.outcome", "error")
+                    span.record_exception(exc)
+                    raise
+                finally:
+                    current_stats.reset(token)
+                    node_var.reset(node_token)
+                    span.set_attributes({
+                        "edesk.node": name, "edesk.models": ", ".join(stats.models),
+                        "edesk.calls": stats.calls, "edesk.prompt_tokens": stats.prompt_tokens,
+                        "edesk.completion_tokens": stats.completion_tokens,
+                        "edesk.retries": stats.retries,
+                    })  # fmt: skip
+                span.set_attribute("edesk.outcome", "degraded" if update.get("failures") else "ok")
             trace = NodeTrace(
                 node=name,
                 started_at=started,

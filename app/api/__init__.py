@@ -14,7 +14,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from langchain_core.embeddings import Embeddings
 
-from app import web
+from app import telemetry, web
 from app.api import errors
 from app.api.limits import BodyLimit
 from app.api.routes_evals import router as evals_router
@@ -56,6 +56,8 @@ def create_app(
     app.include_router(evals_router)
     web.install(app)
     _document_run_body(app)
+    if telemetry.enabled():  # OTEL_EXPORTER_OTLP_ENDPOINT: spans per request, run and node
+        telemetry.instrument(app, telemetry.setup())
     return app
 
 

@@ -280,6 +280,10 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
     if not (settings.database_url and settings.redis_url):
         raise ConfigError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
     configure(args.log_level, settings.log_format)
+    from app import telemetry
+
+    if telemetry.enabled():  # OTEL_EXPORTER_OTLP_ENDPOINT: spans per run and node
+        telemetry.setup()
     asyncio.run(run_worker(settings))
     return EXIT_OK
 

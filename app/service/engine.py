@@ -31,6 +31,7 @@ from core.logctx import run_id_var
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput
+from core.telemetry import tracer
 from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline, state_types
 
@@ -176,31 +177,41 @@ class Engine:
             }  # fmt: skip
         else:
             control.tokens_used = await _tokens_so_far(graph, config, run_id)
-        await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
-        modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
-        try:
-            async for mode, chunk in graph.astream(
-                state_in, config, context=self.run_context(options, control), stream_mode=modes,
-                durability=durability,
-            ):  # fmt: skip
-                for event in map_chunk(run_id, mode, chunk):
-                    if isinstance(event, RunError):
-                        outcome.failed_node, outcome.error = event.node, event.message
-                    await emit(event)
-        except RunStopped as stop:
-            status: Final = "cancelled" if stop.reason == "cancelled" else "failed"
-            outcome.status, outcome.reason, outcome.error = status, stop.reason, stop.detail
-            await emit(RunFinished(run_id=run_id, status=status, reason=stop.reason))
-            return outcome
-        except Exception as exc:  # the run failed: record it (node and reason), don't hide it
-            if is_infra_error(exc):
-                raise  # an outage, not the run's failure: the caller decides (workers retry)
-            await _failed(outcome, exc, emit)
-            return outcome
-        report: Report = (await graph.aget_state(config)).values["report"]
-        outcome.report, outcome.status = report, report.status
-        await emit(RunFinished(run_id=run_id, status=report.status))
-        return outcome
+        attrs: dict[str, str | bool] = {
+            "edesk.pipeline": pipeline, "edesk.run_id": run_id, "edesk.resumed": transcript is None,
+        }  # fmt: skip
+        with tracer().start_as_current_span(f"run {pipeline}", attributes=attrs) as span:
+            try:
+                await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
+                modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
+                try:
+                    context = self.run_context(options, control)
+                    async for mode, chunk in graph.astream(
+                        state_in, config, context=context, stream_mode=modes,
+                        durability=durability,
+                    ):  # fmt: skip
+                        for event in map_chunk(run_id, mode, chunk):
+                            if isinstance(event, RunError):
+                                outcome.failed_node, outcome.error = event.node, event.message
+                            await emit(event)
+                except RunStopped as stop:
+                    status: Final = "cancelled" if stop.reason == "cancelled" else "failed"
+                    outcome.status, outcome.reason, outcome.error = status, stop.reason, stop.detail
+                    await emit(RunFinished(run_id=run_id, status=status, reason=stop.reason))
+                    return outcome
+                except Exception as exc:  # the run failed: record it (node and reason)
+                    if is_infra_error(exc):
+                        raise  # an outage, not the run's failure: the caller decides (retries)
+                    await _failed(outcome, exc, emit)
+                    return outcome
+                report: Report = (await graph.aget_state(config)).values["report"]
+                outcome.report, outcome.status = report, report.status
+                await emit(RunFinished(run_id=run_id, status=report.status))
+                return outcome
+            finally:
+                span.set_attribute("edesk.status", outcome.status)
+                if outcome.failed_node:
+                    span.set_attribute("edesk.failed_node", outcome.failed_node)
 
 
 def _emitter(
