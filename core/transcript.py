@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,15 +89,35 @@ def transcript_sha256(text: str) -> str:
     return hashlib.sha256(normalize_newlines(text).encode("utf-8")).hexdigest()
 
 
+def check_text(text: str, what: str) -> None:
+    """Text must be encodable UTF-8: a lone surrogate (e.g. JSON's "\\ud800") is refused."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise TranscriptError(
+            f"{what} is not valid Unicode: a lone surrogate {text[exc.start]!r} at character "
+            f"{exc.start}"
+        ) from None
+
+
+def visible(text: str) -> bool:
+    """Whether any character would show: not a space, a control or a format character
+    (zero-width spaces and joiners, byte-order marks, direction marks)."""
+    return any(unicodedata.category(ch)[0] not in ("Z", "C") for ch in text)
+
+
 def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transcript:
     """Validate and parse transcript text; raises TranscriptError for unusable input."""
     text = normalize_newlines(text)
+    check_text(text, "transcript")
     if len(text.encode("utf-8")) > max_bytes:
         raise TranscriptError(
             f"transcript is {len(text.encode('utf-8')):,} bytes; the limit is {max_bytes:,} bytes"
         )
-    if not text.strip():
-        raise TranscriptError("transcript is empty (or only whitespace)")
+    if not visible(text):
+        raise TranscriptError(
+            "transcript is empty (only whitespace or invisible characters such as U+200B)"
+        )
     if "\x00" in text:
         raise TranscriptError("transcript contains NUL bytes; is it a binary file?")
     sha = transcript_sha256(text)

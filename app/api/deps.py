@@ -104,6 +104,8 @@ def last_event_id(header: str | None, query: str | None) -> int:
         if given is not None and not re.fullmatch(EVENT_ID_PATTERN, given):
             raise ApiError(400, f"Last-Event-ID must be an event id, got {given!r}")
     raw = header if header is not None else query if query is not None else "0"
+    if len(raw.split(".")[0]) > 15:  # ids are sequence numbers: no log holds 10^15 events
+        raise ApiError(400, f"Last-Event-ID {raw[:40]!r} is out of range")
     return int(raw.split(".")[0])
 
 

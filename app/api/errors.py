@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
@@ -44,6 +45,11 @@ def validation_detail(exc: ValidationError, prefix: tuple[str, ...] = ("body",))
     ]
 
 
+def _text(message: str) -> str:
+    """A message safe to encode: lone surrogates shown as escapes."""
+    return message.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(FieldError)
     async def _field(_: Request, exc: FieldError) -> JSONResponse:
@@ -61,6 +67,25 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ValidationError)
     async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
         return JSONResponse({"detail": validation_detail(exc)}, status_code=422)
+
+    @app.exception_handler(RecursionError)
+    async def _deep(_: Request, exc: RecursionError) -> JSONResponse:
+        """A request body nested deeper than the JSON parser goes is the client's error."""
+        if "JSON" not in str(exc):
+            raise exc  # a recursion of ours: a 500, logged
+        message = "the request body's JSON is nested too deeply"
+        return JSONResponse({"detail": message}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        """FastAPI's own handler echoes each field's `input` (a whole transcript; a lone
+        surrogate in it cannot even be encoded): the field, message and type only."""
+        detail = [
+            {"loc": list(e.get("loc", ())), "msg": _text(str(e.get("msg", ""))),
+             "type": e.get("type", "value_error")}
+            for e in exc.errors()
+        ]  # fmt: skip
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> Any:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import OwnerDep, ResumeDep, SettingsDep, sse_response, visible
@@ -18,6 +18,7 @@ from app.api.schemas import refusals
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.service import EvalManager, calls_of
 from app.storage import EvalRecord, EvalSpec
+from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=refusals(401, 422))
@@ -38,6 +39,16 @@ class EvalCallIn(BaseModel):
     labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
         default=None, description="price direction per horizon: 1 up, -1 down"
     )
+
+    @field_validator("transcript")
+    @classmethod
+    def _usable(cls, text: str) -> str:
+        """Refused like a run's transcript: invisible-only text is empty."""
+        if not has_visible_text(text):
+            raise ValueError(
+                "transcript is empty (only whitespace or invisible characters such as U+200B)"
+            )
+        return text
 
 
 class EvalCreate(BaseModel):

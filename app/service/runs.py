@@ -62,11 +62,14 @@ async def stream_log(
     async with bus.listen(stream_id, tokens=tokens) as inbox:
         while True:
             # listening before reading: an event stored after this read wakes us
-            for ev in await store.events(stream_id, after=after):
+            stored = await store.events(stream_id, after=after)
+            for ev in stored:
                 after = ev.seq
                 yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
                 if ev.type == final:
                     return
+            if not stored and 0 < await store.last_seq(stream_id, final) <= after:
+                return  # resumed at or past the end of a finished log: nothing can come
             if not await exists():
                 return
             item = await inbox.get(timeout=poll)

@@ -224,6 +224,14 @@ class Store:
                 continue
         raise RuntimeError(f"could not append an event to {stream_id}")
 
+    async def last_seq(self, stream_id: str, event_type: str | None = None) -> int:
+        """The stream's last sequence number (of `event_type`, when given); 0 when none."""
+        where = [event_log.c.stream_id == stream_id]
+        if event_type is not None:
+            where.append(event_log.c.type == event_type)
+        stmt = sa.select(sa.func.coalesce(sa.func.max(event_log.c.seq), 0)).where(*where)
+        return int((await self._rows(stmt))[0][0])
+
     async def events(self, stream_id: str, *, after: int = 0) -> list[StoredEvent]:
         stmt = (
             sa.select(event_log.c.seq, event_log.c.type, event_log.c.data)

@@ -1,0 +1,83 @@
+"""Issue 18's reproductions, each a regression test: Last-Event-ID past the log or out of range,
+lone surrogates, JSON nested 100,000 deep, invisible-only transcripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.app.api_helpers import api, read_sse, wait_status
+from tests.conftest import SAMPLE
+
+TEXT = SAMPLE.read_text(encoding="utf-8")
+
+
+def test_last_event_id_past_the_end_of_a_finished_log_ends_the_stream(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "facts"}).json()[
+            "id"
+        ]
+        wait_status(client, run_id, {"succeeded"})
+        last = int(read_sse(client, "GET", f"/v1/runs/{run_id}/events")[-1]["id"])
+        for after in (str(last), str(last + 1), "500"):
+            events = read_sse(
+                client, "GET", f"/v1/runs/{run_id}/events", headers={"Last-Event-ID": after}
+            )
+            assert events == []  # the stream ends (it used to ping forever)
+        huge = client.get(
+            f"/v1/runs/{run_id}/events",
+            headers={"Last-Event-ID": "99999999999999999999999999"},
+        )
+        assert huge.status_code == 400 and "out of range" in huge.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("url", "body", "field"),
+    [
+        ("/v1/runs", '{"transcript": "Revenue rose \\ud800 today."}', "transcript"),
+        ("/v1/runs/stream", '{"transcript": "Revenue rose \\ud800 today."}', "transcript"),
+        ("/v1/runs", '{"transcript": "Revenue rose.", "company": "Acme \\udfff"}', "company"),
+        ("/v1/evals", '{"calls": [{"id": "a", "transcript": "x \\ud800"}], "pipelines": ["facts"]}',
+         "transcript"),
+    ],
+)  # fmt: skip
+def test_lone_surrogates_are_a_422_naming_the_field(
+    tmp_path: Path, url: str, body: str, field: str
+) -> None:
+    with api(tmp_path) as client:
+        resp = client.post(url, content=body, headers={"content-type": "application/json"})
+        assert resp.status_code == 422, resp.text
+        [err] = resp.json()["detail"]
+        assert err["loc"][-1] == field and "input" not in err  # the text is never echoed
+        assert client.get("/v1/runs").json()["total"] == 0  # nothing was created
+
+
+def test_json_nested_100000_deep_is_a_400(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        for url in ("/v1/runs", "/v1/evals"):
+            resp = client.post(
+                url, content="[" * 100_000 + "]" * 100_000,
+                headers={"content-type": "application/json"},
+            )  # fmt: skip
+            detail = resp.json()["detail"]  # /v1/evals goes through FastAPI's own body parser
+            assert resp.status_code == 400 and (
+                "nested too deeply" in detail or "error parsing the body" in detail
+            )
+
+
+@pytest.mark.parametrize("payload", ["\u200b\u200b\u200d\ufeff", "\u2060 \u200e\n\u00a0"])
+def test_invisible_only_transcripts_are_refused_like_empty_ones(
+    tmp_path: Path, payload: str
+) -> None:
+    with api(tmp_path) as client:
+        for url, body in (
+            ("/v1/runs", {"transcript": payload}),
+            ("/v1/evals", {"calls": [{"id": "a", "transcript": payload}], "pipelines": ["facts"]}),
+        ):
+            resp = client.post(url, json=body)
+            assert resp.status_code == 422, resp.text
+            detail: Any = resp.json()["detail"]
+            assert "invisible characters" in str(detail)
+        assert client.get("/v1/runs").json()["total"] == 0
