@@ -3,11 +3,13 @@ get")."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 def clip(text: str, n: int = 160) -> str:
@@ -220,14 +222,43 @@ class DebateLog(BaseModel):
     skipped_reason: str | None = None
 
 
+_BIDI = dict.fromkeys(
+    [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)], None
+)
+
+
+def plain_line(text: str | None) -> str | None:
+    """Metadata as single-line plain text: bidirectional controls (e.g. U+202E) and other
+    control or format characters removed, every run of whitespace one space; empty -> None."""
+    if text is None:
+        return None
+    text = text.translate(_BIDI)
+    text = "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+    return " ".join(text.split()) or None
+
+
+def markdown_text(text: str) -> str:
+    """Plain text as Markdown that renders as itself (no headings, links, emphasis, HTML)."""
+    return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", text)
+
+
 class CallInfo(BaseModel):
-    """What the caller told us about the call (all optional)."""
+    """What the caller told us about the call (all optional): single-line plain text."""
 
     model_config = ConfigDict(frozen=True)
 
     company: str | None = None
     ticker: str | None = None
     period: str | None = None
+
+    @field_validator("company", "ticker", "period")
+    @classmethod
+    def _plain(cls, value: str | None) -> str | None:
+        return plain_line(value)
 
 
 RunStatus = Literal["succeeded", "degraded"]

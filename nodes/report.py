@@ -23,6 +23,7 @@ from core.contract import (
     NumberCheck,
     Report,
     calls_line,
+    markdown_text,
 )
 from core.facts import facts_markdown
 from core.grounding import check_numbers, grounding_sources
@@ -179,9 +180,11 @@ def _extras(state: PipelineState) -> dict[str, Any]:
 def _header(
     state: PipelineState, model: str, note: str | None, injections: list[InjectionHit]
 ) -> str:
-    call = state["call"]
-    name = " ".join(x for x in (call.company, f"({call.ticker})" if call.ticker else None) if x)
-    title = f"# {name or 'Earnings call'}{f' {call.period}' if call.period else ''}: analyst report"
+    call = state["call"]  # single-line plain text (CallInfo), escaped as it enters Markdown
+    company, ticker, period = (markdown_text(x) if x else None
+                               for x in (call.company, call.ticker, call.period))  # fmt: skip
+    name = " ".join(x for x in (company, f"({ticker})" if ticker else None) if x)
+    title = f"# {name or 'Earnings call'}{f' {period}' if period else ''}: analyst report"
     lines = [title, "", f"_Pipeline `{state['pipeline']}`; final text written by `{model}`._"]
     if note:
         lines += ["", f"> **Model note:** {note}"]

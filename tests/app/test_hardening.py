@@ -81,3 +81,19 @@ def test_invisible_only_transcripts_are_refused_like_empty_ones(
             detail: Any = resp.json()["detail"]
             assert "invisible characters" in str(detail)
         assert client.get("/v1/runs").json()["total"] == 0
+
+
+def test_metadata_is_single_line_plain_text_escaped_in_markdown(tmp_path: Path) -> None:
+    evil = {"company": "Acme\u202e Corp\n# Injected heading", "ticker": "AC*ME",
+            "period": "Q2 [link](http://x) <b>"}  # fmt: skip
+    with api(tmp_path) as client:
+        run = client.post(
+            "/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "facts", **evil}
+        ).json()
+    report = run["report"]
+    assert report["call"]["company"] == "Acme Corp # Injected heading"  # one line, no U+202E
+    heading = report["markdown"].splitlines()[0]
+    assert heading == (
+        r"# Acme Corp \# Injected heading (AC\*ME) Q2 \[link\](http://x) \<b\>: analyst report"
+    )
+    assert "\u202e" not in report["markdown"] and "\n# Injected" not in report["markdown"]
