@@ -11,9 +11,9 @@ from langgraph.runtime import Runtime
 
 from core.citations import passages_for
 from core.context import RunContext
-from core.contract import FactCheck
+from core.contract import FactCheck, NodeFailure
 from core.grounding import check_numbers, grounding_sources
-from core.llm import ModelOutputError
+from core.llm import ModelCallError, ModelOutputError
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from nodes.calls import say
@@ -64,6 +64,14 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
         revised, model = await say(ctx, ROLE, "shared/fact_check", **request)
     except ModelOutputError as exc:
         note = f"the correction came back empty ({exc}); the original text is kept"
+    except ModelCallError as exc:  # an optional step: its outage degrades, never fails, the run
+        note = f"the correction model failed ({exc.reason}: {exc}); the original text is kept"
+        kept = {"correction_attempted": True, "still_ungrounded": texts, "note": note}
+        return {
+            "fact_check": base.model_copy(update=kept),
+            "notes": [f"fact_check: {note}"],
+            "failures": [NodeFailure(node="fact_check", reason=f"model {exc.reason}: {exc}")],
+        }
     else:
         after = [t for t, _ in _ungrounded(revised, state)]
         kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))

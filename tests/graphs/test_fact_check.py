@@ -181,3 +181,31 @@ async def test_citations_resolve_to_passages_and_figures(
     assert link.figure == "$1.9 billion" and link.start <= fig.source_start < link.end
     assert any("abcdef123456-0999" in n for n in report.notes), report.markdown
     assert "$1.9 billion" in prose(report.markdown)
+
+
+async def test_a_fact_check_outage_degrades_and_keeps_the_draft(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The fact-checker's model failing (503 on every attempt) is an optional step's outage:
+    a `degraded` report with the draft, the deterministic check and a note naming node and
+    reason, never a failed run (issue 18, defect 7)."""
+    import httpx
+    import openai
+
+    def unavailable(messages: Any, tool: str | None) -> Any:
+        request = httpx.Request("POST", "http://model/v1/chat/completions")
+        response = httpx.Response(503, request=request)
+        return openai.InternalServerError("503 Service Unavailable", response=response, body=None)
+
+    checker = Script.of(default=unavailable)
+    report = await run(fake_engine, zero_shot_models(INVENTED, checker), sample_text)
+    assert len(checker.calls) == 1  # scripted handles do not retry (core.llm's retries are
+    # tested in tests/core/test_llm_retry.py); the outage is what reaches the node
+    assert report.status == "degraded" and "$7.7 billion" in report.markdown  # the draft kept
+    fc = report.evidence.fact_check
+    assert fc.correction_attempted and not fc.corrected and fc.still_ungrounded == ["$7.7 billion"]
+    assert any(n.flagged for n in report.evidence.numbers)  # the deterministic part stands
+    [failure] = report.failures
+    assert failure.node == "fact_check" and "server_error" in failure.reason
+    assert any(n.startswith("fact_check: the correction model failed (server_error") for n in
+               report.notes)  # fmt: skip
