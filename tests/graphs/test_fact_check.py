@@ -189,7 +189,7 @@ async def test_a_fact_check_outage_degrades_and_keeps_the_draft(
     """The fact-checker's model failing (503 on every attempt) is an optional step's outage:
     a `degraded` report with the draft, the deterministic check and a note naming node and
     reason, never a failed run (issue 18, defect 7)."""
-    import httpx
+    import httpx2 as httpx  # what the openai client is built on
     import openai
 
     def unavailable(messages: Any, tool: str | None) -> Any:
