@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import uuid
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +40,14 @@ class EvalCallIn(BaseModel):
     labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
         default=None, description="price direction per horizon: 1 up, -1 down"
     )
+
+    @field_validator("id")
+    @classmethod
+    def _not_a_file_role(cls, cid: str) -> str:
+        """ ".summary" and ".full" end the names of gold bullets and full calls."""
+        if cid.endswith((".summary", ".full")):
+            raise ValueError(f"call id {cid!r} must not end in .summary or .full")
+        return cid
 
     @field_validator("transcript")
     @classmethod
@@ -170,11 +179,18 @@ async def create_eval(
 ) -> EvalSummary:
     """Start an evaluation; follow it at `links.events`, read the table at `links.self`."""
     folder = _folder(body, settings, evals)
+    roots = None if body.calls is not None else settings.eval_dir_list()
     try:
-        items = load_dataset(folder, prefer=body.prefer, ids=body.ids)
+        items = load_dataset(folder, prefer=body.prefer, ids=body.ids, roots=roots)
     except DatasetError as exc:
-        field = "ids" if body.ids and "no transcript for id" in str(exc) else "dir"
-        raise FieldError(field, str(exc)) from None
+        if body.calls is not None:
+            shutil.rmtree(folder, ignore_errors=True)  # nothing of a refused request is kept
+        field = "ids" if body.ids and "no transcript for id" in str(exc) else (
+            "calls" if body.calls is not None else "dir"
+        )  # fmt: skip
+        # the message names files by their name in the folder, never a server path
+        raise FieldError(field, str(exc).replace(str(folder) + "/", "").replace(
+            str(folder), body.dir or "the calls")) from None  # fmt: skip
     if body.limit:
         items = items[: body.limit]
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None

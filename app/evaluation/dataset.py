@@ -27,13 +27,25 @@ class EvalItem:
 
 
 def load_dataset(
-    folder: Path, *, prefer: Prefer = "txt", ids: list[str] | None = None
+    folder: Path,
+    *,
+    prefer: Prefer = "txt",
+    ids: list[str] | None = None,
+    roots: list[Path] | None = None,
 ) -> list[EvalItem]:
     """One item per call id, sorted. When a call has both formats, `prefer` picks which: `txt`
     (ECTSum's text, the one its gold bullets were written from) or `full` (the full call with
-    Q&A)."""
+    Q&A). With `roots` (a server's allowed folders), every file is resolved (links followed)
+    and must stay inside them."""
     if not folder.is_dir():
         raise DatasetError(f"{folder}: not a folder")
+    if roots is not None:
+        for p in folder.iterdir():
+            real = p.resolve()
+            if not any(real.is_relative_to(r) for r in roots):
+                raise DatasetError(
+                    f"{p.name} links outside the folders this server allows (EDESK_EVAL_DIRS)"
+                )
     manifest: dict[str, dict[str, Any]] = {}
     mpath = folder / "manifest.json"
     if mpath.is_file():

@@ -97,3 +97,32 @@ def test_metadata_is_single_line_plain_text_escaped_in_markdown(tmp_path: Path) 
         r"# Acme Corp \# Injected heading (AC\*ME) Q2 \[link\](http://x) \<b\>: analyst report"
     )
     assert "\u202e" not in report["markdown"] and "\n# Injected" not in report["markdown"]
+
+
+def test_eval_folders_never_follow_links_outside_the_allowed_roots(tmp_path: Path) -> None:
+    allowed = tmp_path / "calls"
+    allowed.mkdir()
+    (allowed / "OK.txt").write_text(TEXT, encoding="utf-8")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (allowed / "PW.txt").symlink_to(secret)
+    with api(tmp_path, eval_dirs=str(allowed)) as client:
+        resp = client.post("/v1/evals", json={"dir": str(allowed), "pipelines": ["facts"]})
+        assert resp.status_code == 422, resp.text
+        [err] = resp.json()["detail"]
+        assert err["loc"] == ["body", "dir"] and "PW.txt links outside" in err["msg"]
+        assert str(tmp_path) not in err["msg"]  # no server path in the message
+
+
+def test_inline_call_id_that_names_a_summary_is_refused_on_its_field(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        resp = client.post(
+            "/v1/evals",
+            json={"calls": [{"id": "x.summary", "transcript": TEXT}], "pipelines": ["facts"]},
+        )
+        assert resp.status_code == 422
+        [err] = resp.json()["detail"]
+        assert err["loc"][-1] == "id" and err["loc"][-3] == "calls"
+        assert str(tmp_path) not in resp.text
+        inputs = tmp_path / "data" / "evals" / "inputs"
+        assert not inputs.exists() or not any(inputs.iterdir())  # no folder left behind
