@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 from typing import Any
 
 from core.fake_llm import FakeModels, Script, block
@@ -31,4 +32,15 @@ def findebate_models(*extractor: Any, specialist_text: str = "analysis") -> Fake
     return FakeModels(scripts)
 
 
-__all__ = ["DRAFT", "LEADER", "block", "findebate_models", "prose"]
+def weekdays(start: date, n: int) -> list[date]:
+    """`n` trading days (Monday to Friday) from `start`: synthetic price calendars."""
+    days: list[date] = []
+    d = start
+    while len(days) < n:
+        if d.weekday() < 5:
+            days.append(d)
+        d += timedelta(days=1)
+    return days
+
+
+__all__ = ["DRAFT", "LEADER", "block", "findebate_models", "prose", "weekdays"]

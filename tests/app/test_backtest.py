@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
 from core.fake_llm import block
-
-
-def weekdays(start: date, n: int) -> list[date]:
-    days: list[date] = []
-    d = start
-    while len(days) < n:
-        if d.weekday() < 5:
-            days.append(d)
-        d += timedelta(days=1)
-    return days
-
+from tests.scripts import weekdays
 
 DAYS = weekdays(date(2024, 1, 1), 40)
 

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 import pytest
 
 from core.backtest import Scored, event_returns, p_up, score
 from core.contract import Horizon, Position, Recommendation
 from core.inputs import PriceSeries
-
-
-def weekdays(start: date, n: int) -> list[date]:
-    days: list[date] = []
-    d = start
-    while len(days) < n:
-        if d.weekday() < 5:
-            days.append(d)
-        d += timedelta(days=1)
-    return days
+from tests.scripts import weekdays
 
 
 def series(symbol: str, closes: dict[date, float]) -> PriceSeries:
