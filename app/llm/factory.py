@@ -119,9 +119,9 @@ class ModelFactory(ModelSource):
                 extra_body={"max_tokens": budget},
                 **common,
             )
-            path = s.local_model_path or bundled_model_path()
-            name = f"local:{path.name}"
-            window = Window(s.local_n_ctx, budget, llama_vocab(path))
+            name = f"local:{(s.local_model_path.name if s.local_model_path else LOCAL_ALIAS)}"
+            tokenizer = llama_vocab(s.local_model_path or bundled_model_path())
+            window = Window(s.local_n_ctx, budget, tokenizer)
             return ChatHandle(
                 chat, name, self._limit("local"), s.max_retries, s.retry_backoff, window=window
             )

@@ -37,7 +37,11 @@ def test_eval_on_the_bundled_model_then_zero_calls(
     assert 0 <= metrics["abstractiveness"] <= 1 and metrics["fkgl"] is not None
     judge = rec["judge"]
     assert judge["judge"].startswith("local:")
-    for rubric, error in (("findebate", "findebate_error"), ("weighted", "weighted_error")):
+    for rubric, error in (
+        ("findebate", "findebate_error"),
+        ("weighted", "weighted_error"),
+        ("e2i", "e2i_error"),
+    ):
         assert (judge[rubric] is None) != (judge[error] is None)  # a score or why it is missing
     assert "this run: 1 report(s) run" in first and (out1 / "chart.png").is_file()
 
@@ -56,7 +60,14 @@ def test_eval_on_the_bundled_model_then_zero_calls(
             k: v
             for k, v in only.items()
             if k
-            not in ("judge_findebate", "judge_overall", "model_calls", "cached_calls", "wall_s")
+            not in (
+                "judge_findebate",
+                "judge_overall",
+                "judge_e2i",
+                "model_calls",
+                "cached_calls",
+                "wall_s",
+            )
         }
 
     assert row(out2) == row(out1)

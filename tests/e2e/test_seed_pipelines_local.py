@@ -104,5 +104,6 @@ def test_conversation_one_round(ectsum: Path, local_env: Path) -> None:
     )
     speakers = [t["speaker"] for t in report["extras"]["conversation"]]
     assert speakers == [
-        "writer", "analyst", "writer", "psychologist", "writer", "editor", "writer", "client",
+        "client", "writer", "analyst", "writer", "psychologist", "writer", "editor", "writer",
+        "client",
     ]  # fmt: skip
