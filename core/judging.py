@@ -5,7 +5,7 @@ decoding enforces them on small models; values are validated again here."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,12 +18,29 @@ GRADE_WEIGHTS: dict[str, float] = {
     "structure_clarity": 0.15,
     "comprehensive_coverage": 0.20,
 }
+
+
+class Rubric(BaseModel):
+    """A judge's grade: integer scores on named criteria and one summary figure."""
+
+    CRITERIA: ClassVar[tuple[str, ...]] = ()
+
+    def scores(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.CRITERIA}
+
+    def summary_score(self) -> float:
+        """The criteria's mean (a rubric with weights overrides it)."""
+        return round(sum(self.scores().values()) / len(self.CRITERIA), 3)
+
+
 _SCORE: dict[str, Any] = {"enum": [1, 2, 3, 4, 5]}
 Score = Annotated[int, Field(ge=1, le=5, json_schema_extra=_SCORE)]
 
 
-class ReportGrade(BaseModel):
+class ReportGrade(Rubric):
     """Grade one analyst report on the five weighted metrics, each 1 (poor) to 5 (excellent)."""
+
+    CRITERIA: ClassVar[tuple[str, ...]] = tuple(GRADE_WEIGHTS)
 
     content_accuracy: Score = Field(description="figures and statements faithful to the call")
     analytical_depth: Score = Field(description="interpretation beyond restating the call")
@@ -32,12 +49,12 @@ class ReportGrade(BaseModel):
     comprehensive_coverage: Score = Field(description="material topics, Q&A, guidance, risks")
     comment: str = Field(max_length=400, description="one or two sentences on the main weakness")
 
-    def scores(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in GRADE_WEIGHTS}
-
     def overall(self) -> float:
         """Weighted grade on the 1-5 scale."""
         return round(sum(GRADE_WEIGHTS[k] * v for k, v in self.scores().items()), 3)
+
+    def summary_score(self) -> float:
+        return self.overall()
 
     def flags(self) -> list[str]:
         """The Jetsons judge's quality-assurance flags, by its rules (code, not the model):
@@ -124,8 +141,10 @@ _FOUR: dict[str, Any] = {"enum": [1, 2, 3, 4]}
 Four = Annotated[int, Field(ge=1, le=4, json_schema_extra=_FOUR)]
 
 
-class FinDebateGrade(BaseModel):
+class FinDebateGrade(Rubric):
     """Grade one analyst report on FinDebate's eight dimensions, each 1 (poor) to 4 (excellent)."""
+
+    CRITERIA: ClassVar[tuple[str, ...]] = FINDEBATE_DIMENSIONS
 
     readability: Four = Field(description="easy to read for an investor")
     linguistic_abstractness: Four = Field(description="synthesises in its own words, not copied")
@@ -136,12 +155,6 @@ class FinDebateGrade(BaseModel):
     future_outlook: Four = Field(description="analyses guidance and what comes next")
     factual_accuracy: Four = Field(description="every fact agrees with the call")
 
-    def scores(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in FINDEBATE_DIMENSIONS}
-
-    def mean(self) -> float:
-        return round(sum(self.scores().values()) / len(FINDEBATE_DIMENSIONS), 3)
-
 
 # Earnings2Insights' human rubric (seed 004 reports it): five criteria, each 1 (poor) to 7.
 E2I_CRITERIA: tuple[str, ...] = (
@@ -151,20 +164,16 @@ _SEVEN: dict[str, Any] = {"enum": [1, 2, 3, 4, 5, 6, 7]}
 Seven = Annotated[int, Field(ge=1, le=7, json_schema_extra=_SEVEN)]
 
 
-class E2IGrade(BaseModel):
+class E2IGrade(Rubric):
     """Grade one analyst report as Earnings2Insights' human raters did, each 1 (poor) to 7."""
+
+    CRITERIA: ClassVar[tuple[str, ...]] = E2I_CRITERIA
 
     clarity: Seven = Field(description="the thesis and each point are unambiguous")
     logic: Seven = Field(description="conclusions follow from the evidence given")
     persuasiveness: Seven = Field(description="an investor would be moved to act on it")
     readability: Seven = Field(description="easy and quick to read")
     usefulness: Seven = Field(description="helps decide whether to buy or sell")
-
-    def scores(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in E2I_CRITERIA}
-
-    def mean(self) -> float:
-        return round(sum(self.scores().values()) / len(E2I_CRITERIA), 3)
 
 
 class Preference(BaseModel):

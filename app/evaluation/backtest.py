@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.evaluation.summary import write_rows
 from core.backtest import HORIZON_DAYS, Board, Scored, event_returns, score
 from core.contract import Horizon, Recommendation
 from core.inputs import InputError, PriceSeries, prices_from_text
@@ -187,9 +188,9 @@ def write(result: BacktestResult, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     rows = [b.row() for b in result.boards]
     paths = [
-        _csv(out / "backtest.csv", rows),
-        _csv(out / "per_call.csv", result.per_call),
-        _csv(
+        write_rows(out / "backtest.csv", rows),
+        write_rows(out / "per_call.csv", result.per_call),
+        write_rows(
             out / "calibration.csv",
             [
                 {"group": "/".join(b.group), "horizon": b.horizon.value, **c}
@@ -267,15 +268,6 @@ def _chart(boards: list[Board], path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return path
-
-
-def _csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        if rows:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
     return path
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from core.judging import E2IGrade, FinDebateGrade, Preference, ReportGrade
+from core.judging import E2IGrade, FinDebateGrade, Preference, ReportGrade, Rubric
 from core.llm import ChatHandle, Structured, complete_structured
 from core.window import Fit
 from nodes.calls import fitted
@@ -40,36 +40,26 @@ async def _ask(
     )
 
 
+# rubric -> (schema, prompt, the JudgeScores fields for its scores, summary and error)
+RUBRICS: tuple[tuple[type[Rubric], str, str, str, str], ...] = (
+    (FinDebateGrade, "eval/findebate_grade", "findebate", "findebate_mean", "findebate_error"),
+    (ReportGrade, "eval/weighted_grade", "weighted", "overall", "weighted_error"),
+    (E2IGrade, "eval/e2i_grade", "e2i", "e2i_mean", "e2i_error"),
+)
+
+
 async def grade(
     handle: ChatHandle, report: str, transcript: str | Fit, *, retries: int
 ) -> JudgeScores:
+    """Every rubric in turn; one that never validates is missing with its error."""
     out = JudgeScores(judge=handle.name)
-    fd = await _ask(
-        handle,
-        FinDebateGrade,
-        "eval/findebate_grade",
-        retries,
-        report=report,
-        transcript=transcript,
-    )
-    if isinstance(fd.value, FinDebateGrade):
-        out.findebate, out.findebate_mean = fd.value.scores(), fd.value.mean()
-    else:
-        out.findebate_error = fd.error
-    wg = await _ask(
-        handle, ReportGrade, "eval/weighted_grade", retries, report=report, transcript=transcript
-    )
-    if isinstance(wg.value, ReportGrade):
-        out.weighted, out.overall = wg.value.scores(), wg.value.overall()
-    else:
-        out.weighted_error = wg.error
-    e2 = await _ask(
-        handle, E2IGrade, "eval/e2i_grade", retries, report=report, transcript=transcript
-    )
-    if isinstance(e2.value, E2IGrade):
-        out.e2i, out.e2i_mean = e2.value.scores(), e2.value.mean()
-    else:
-        out.e2i_error = e2.error
+    for schema, prompt, scores, summary, error in RUBRICS:
+        res = await _ask(handle, schema, prompt, retries, report=report, transcript=transcript)
+        if isinstance(res.value, schema):
+            setattr(out, scores, res.value.scores())
+            setattr(out, summary, res.value.summary_score())
+        else:
+            setattr(out, error, res.error)
     return out
 
 

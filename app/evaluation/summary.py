@@ -159,6 +159,16 @@ def ectsum_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def write_rows(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    """Dicts as a CSV file, the first row's keys as the header (empty file for no rows)."""
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        if rows:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+    return path
+
+
 def write_tables(
     out: Path,
     records: Sequence[Record],
@@ -204,10 +214,7 @@ def write_tables(
     text = "# Evaluation summary\n\n" + table + "\n"
     ect_md = ectsum_table(ectsum)
     if ect_md:
-        with (out / "ectsum.csv").open("w", newline="", encoding="utf-8") as f:
-            dw = csv.DictWriter(f, fieldnames=list(ectsum[0]))
-            dw.writeheader()
-            dw.writerows(ectsum)
+        write_rows(out / "ectsum.csv", ectsum)
         text += "\n## ECTSum measures against the gold bullets\n\n" + ect_md + "\n"
         table += "\n\n" + ect_md
     if pair_md:
@@ -216,10 +223,7 @@ def write_tables(
         )
     compared = comparisons(records)
     if compared:
-        with (out / "comparisons.csv").open("w", newline="", encoding="utf-8") as f:
-            dw = csv.DictWriter(f, fieldnames=list(compared[0]))
-            dw.writeheader()
-            dw.writerows(compared)
+        write_rows(out / "comparisons.csv", compared)
         text += (
             "\n## Paired comparisons (same calls; 95% CI; Wilcoxon signed-rank)\n\n"
             + comparison_table(compared)
