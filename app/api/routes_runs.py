@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -220,12 +221,16 @@ async def get_report_markdown(record: RunDep) -> PlainTextResponse:
 )
 async def get_report_pdf(record: RunDep) -> Response:
     """The report as a PDF, rendered by the server (no browser needed)."""
-    body = await asyncio.to_thread(report_pdf, _report(record))
-    return Response(
-        body,
-        media_type="application/pdf",
-        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.pdf"'},
-    )
+    return await _download(record, report_pdf, "application/pdf", "pdf")
+
+
+async def _download(
+    record: RunRecord, render: Callable[[Report], bytes], media_type: str, suffix: str
+) -> Response:
+    """The finished report rendered off the event loop, as an attachment."""
+    body = await asyncio.to_thread(render, _report(record))
+    disposition = f'attachment; filename="report-{record.id}.{suffix}"'
+    return Response(body, media_type=media_type, headers={"Content-Disposition": disposition})
 
 
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -239,12 +244,7 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 async def get_report_xlsx(record: RunDep) -> Response:
     """The report as an Excel workbook: recommendations, key figures, guidance, grounded
     figures with their passages, the per-node trace."""
-    body = await asyncio.to_thread(report_xlsx, _report(record))
-    return Response(
-        body,
-        media_type=XLSX,
-        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.xlsx"'},
-    )
+    return await _download(record, report_xlsx, XLSX, "xlsx")
 
 
 @router.get(
@@ -254,12 +254,7 @@ async def get_report_xlsx(record: RunDep) -> Response:
 )
 async def get_report_csv_zip(record: RunDep) -> Response:
     """The workbook's sheets as CSV files in a zip."""
-    body = await asyncio.to_thread(report_csv_zip, _report(record))
-    return Response(
-        body,
-        media_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="report-{record.id}.csv.zip"'},
-    )
+    return await _download(record, report_csv_zip, "application/zip", "csv.zip")
 
 
 @router.get(

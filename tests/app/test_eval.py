@@ -22,6 +22,13 @@ from core.fake_llm import CANNED_TOOLS, FakeModels, Script, canned
 GOLD = "q2 revenue $612 million.\nadjusted eps $1.12.\nbacklog $1.9 billion."
 
 
+def fake_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The CLI's settings for these tests: the fake model and embeddings, a temp data dir."""
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+
+
 def make_dataset(root: Path, sample: str, n: int = 2) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     ids = [f"NW{i}_q2_2026" for i in range(n)]
@@ -160,9 +167,7 @@ def test_cli_eval_end_to_end_then_zero_calls(
     tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     root = make_dataset(tmp_path / "ds", sample_text)
-    monkeypatch.setenv("EDESK_PROVIDER", "fake")
-    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
-    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    fake_settings(monkeypatch, tmp_path)
     out = tmp_path / "out"
     argv = ["eval", str(root), "--pipelines", "findebate,zero_shot", "--out", str(out)]
     assert main([*argv, "--judge", "fake"]) == 0
@@ -287,9 +292,7 @@ def test_cli_eval_with_prices_backtests_its_reports(
         rows = [f"{d},{c},{c},{c},{c}" for d in days
                 for c in [before if d < date(2024, 1, 10) else after]]  # fmt: skip
         (prices / f"{sym}.csv").write_text("date,open,high,low,close\n" + "\n".join(rows))
-    monkeypatch.setenv("EDESK_PROVIDER", "fake")
-    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
-    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    fake_settings(monkeypatch, tmp_path)
     out = tmp_path / "out"
     argv = ["eval", str(root), "--pipelines", "facts,zero_shot", "--out", str(out)]
     assert main([*argv, "--prices", str(prices)]) == 0
@@ -316,9 +319,7 @@ def test_summary_has_paired_comparisons_and_win_rate_intervals(
     tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_dataset(tmp_path / "ds", sample_text)
-    monkeypatch.setenv("EDESK_PROVIDER", "fake")
-    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
-    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    fake_settings(monkeypatch, tmp_path)
     out = tmp_path / "out"
     argv = ["eval", str(root), "--pipelines", "facts,zero_shot", "--out", str(out)]
     assert main([*argv, "--judge", "fake"]) == 0
