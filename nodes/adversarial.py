@@ -249,10 +249,8 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
         challenges = state.get("challenges")
         assessment = state.get("assessment")
         text, model = await say(
-            ctx, side, f"adversarial/{side}", **verified(state),
+            ctx, side, f"adversarial/{side}", **case_file(state),
             act=act,
-            briefing=state["briefing"],
-            history=history(state.get("arguments", [])),
             own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
             question=assessment.press(side) if assessment else None,
         )  # fmt: skip
@@ -261,8 +259,15 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
     return speak
 
 
-def _speech(state: AdversarialState, side: Side, act: Act) -> str:
-    return next(a.text for a in state["arguments"] if a.speaker == side and a.act == act)
+def case_file(state: AdversarialState) -> dict[str, Any]:
+    """What every speaker after the briefing reads first, in one order (prompts/adversarial/
+    _case.md.j2): the call's identity and facts, the briefing, the arguments so far."""
+    return {
+        **verified(state),
+        "call": state["call"],
+        "briefing": state["briefing"],
+        "history": history(state.get("arguments", [])),
+    }
 
 
 @traced("devils_advocate")
@@ -270,8 +275,7 @@ async def devils_advocate(state: AdversarialState, runtime: Runtime[RunContext])
     """Act II: one to three challenges to each opening, as validated JSON."""
     ctx = runtime.context
     result, model = await ask(
-        ctx, "devils_advocate", Challenges, "adversarial/devils_advocate", **verified(state),
-        bull=_speech(state, "bull", "opening"), bear=_speech(state, "bear", "opening"),
+        ctx, "devils_advocate", Challenges, "adversarial/devils_advocate", **case_file(state),
     )  # fmt: skip
     if result.value is None:
         return {
@@ -303,10 +307,7 @@ async def assess_rebuttals(state: AdversarialState, runtime: Runtime[RunContext]
     ctx = runtime.context
     result, model = await ask(
         ctx, "devils_advocate", RebuttalAssessment, "adversarial/assess_rebuttals",
-        **verified(state),
-        challenges=state["challenges"],
-        bull=_speech(state, "bull", "rebuttal"),
-        bear=_speech(state, "bear", "rebuttal"),
+        **case_file(state), challenges=state["challenges"],
     )  # fmt: skip
     if result.value is None:
         return {
@@ -351,8 +352,7 @@ async def judge(state: AdversarialState, runtime: Runtime[RunContext]) -> dict[s
     """The winner as validated JSON; never a default winner when it does not parse."""
     ctx = runtime.context
     result, model = await ask(
-        ctx, "judge", Verdict, "adversarial/judge", **verified(state),
-        history=history(state["arguments"]),
+        ctx, "judge", Verdict, "adversarial/judge", **case_file(state),
     )  # fmt: skip
     if result.value is None:
         return {
@@ -372,10 +372,9 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
     ctx = runtime.context
     verdict = state.get("verdict")
     text, model = await say(
-        ctx, "stress_analyst", "adversarial/stress_analyst", **verified(state),
+        ctx, "stress_analyst", "adversarial/stress_analyst", **case_file(state),
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
-        history=history(state["arguments"]),
     )  # fmt: skip
     text = text.strip()
     sentences = [text[a:b] for a, b in iter_sentences(text) if text[a:b].strip()]
@@ -421,14 +420,17 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
     arguments = state.get("arguments", [])
     if state.get("system") == "S1":  # one agent: the raw call and the market data
         card = scorecard(p) if (p := state.get("prices")) else None
-        source: Any = ctx.call_text(state["transcript"])
         market = card.model_dump_json(indent=1, exclude={"unavailable"}) if card else NO_MARKET_DATA
+        sources: dict[str, Any] = {
+            "transcript": ctx.call_text(state["transcript"]),
+            "briefing": "(none: read the call above)",
+        }
     else:
-        source, market = state["briefing"], ""
+        sources, market = {"briefing": state["briefing"]}, ""
     draft, parsed = await write_draft(
         ctx, "lead_analyst", "lead_analyst", "adversarial/lead_analyst", **verified(state),
         call=state["call"],
-        briefing=source,
+        **sources,
         market=market,
         history=history(arguments),
         verdict=state.get("verdict"),

@@ -166,8 +166,15 @@ def lost_figures(previous: str, current: str) -> list[str]:
     return lost
 
 
-def _material(role: Reviewer, state: ConversationState) -> dict[str, Any]:
-    """What each reviewer reads besides the manuscript and the call."""
+def _material(role: Reviewer, state: ConversationState, ctx: RunContext) -> dict[str, Any]:
+    """What each reviewer reads besides the manuscript: the Analyst checks figures against the
+    call and the statements, the Psychologist reads management's answers, the Editor the
+    previous version; the Client judges the report as its reader."""
+    if role == "analyst":
+        return {
+            "transcript": ctx.call_text(state["transcript"]),
+            "financials": financials_table(state.get("financials")),
+        }
     if role == "psychologist":
         return {"answers": management_answers(state["transcript"])}
     if role == "editor":
@@ -201,9 +208,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
-            transcript=ctx.call_text(state["transcript"]),
-            financials=financials_table(state.get("financials")),
-            **_material(role, state),
+            **_material(role, state, ctx),
         )  # fmt: skip
         turn = ConversationTurn(speaker=role, round=state["round"], model=model, text=text)
         return {"turns": [turn]}

@@ -50,7 +50,7 @@ def current(state: PipelineState) -> str:
 async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R1 = optimize(R0, A): more evidence and sharper argument, stance untouched."""
     text, model = await say(
-        runtime.context, "trust", "findebate/trust", **verified(state),
+        runtime.context, "trust", "findebate/trust", **verified(state), call=state["call"],
         report=current(state), analyses=_analyses(state),
     )  # fmt: skip
     return {"debate": [DebateTurn(agent="trust", model=model, text=text, round=_round(state))]}
@@ -60,7 +60,7 @@ async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
 async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """R2 = review(R1, A): risks, hedges and scenarios, stance untouched."""
     text, model = await say(
-        runtime.context, "skeptic", "findebate/skeptic", **verified(state),
+        runtime.context, "skeptic", "findebate/skeptic", **verified(state), call=state["call"],
         report=_turn(state, "trust"), analyses=_analyses(state),
     )  # fmt: skip
     turn = DebateTurn(agent="skeptic", model=model, text=text, round=_round(state))
@@ -75,7 +75,7 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
     ctx = runtime.context
     n = _round(state)
     candidate, _ = await write_draft(
-        ctx, "leader", "leader", "findebate/leader", **verified(state),
+        ctx, "leader", "leader", "findebate/leader", **verified(state), call=state["call"],
         original=state["draft"].markdown,
         trust=_turn(state, "trust"),
         skeptic=_turn(state, "skeptic"),

@@ -71,7 +71,7 @@ def test_fitted_sends_everything_when_the_window_holds_it() -> None:
         prompt = fitted(_handle(100_000), "baselines/zero_shot", variables)
     finally:
         current_stats.reset(token)
-    assert transcript.text.strip()[-60:] in prompt.user
+    assert transcript.text.strip()[-60:] in prompt.system  # the shared context, before the role
     assert stats.cuts == []
 
 

@@ -78,7 +78,7 @@ async def test_adversarial_history_keeps_the_newest_speeches(
     fake_engine: Any, sample_text: str
 ) -> None:
     """With a window too small for the whole debate, the judge reads the latest speeches."""
-    out, script = await run(fake_engine, "adversarial", long_call(sample_text), 900)
+    out, script = await run(fake_engine, "adversarial", long_call(sample_text), 1000)
     assert out.report is not None
     history_cuts = [n for n in out.report.notes if "debate history" in n]
     assert history_cuts, out.report.notes

@@ -93,7 +93,7 @@ def test_specialist_two_level_structure(role: str) -> None:
     assert "mission" in p.system.lower() and "quality standard" in p.system.lower()
     for part in ("Analytical framework", "Technical requirements", "Output", "EVIDENCE-SLOT"):
         assert part in p.user
-    assert "70% and 80%" in p.user and "Northwind (NWL)" in p.user
+    assert "70% and 80%" in p.user and "Northwind (NWL)" in p.system
     assert "EVIDENCE-SLOT" not in p.system
 
 
@@ -110,7 +110,7 @@ def test_writers_ask_for_the_three_horizons(name: str) -> None:
 def test_synthesizer_includes_every_analysis() -> None:
     p = prompts.render("findebate/synthesizer", **VARS)
     for r in SPECIALISTS:
-        assert f"<<{r} text>>" in p.user
+        assert f"<<{r} text>>" in p.system
 
 
 @pytest.mark.parametrize("name", ["findebate/trust", "findebate/skeptic", "findebate/leader"])
@@ -122,8 +122,9 @@ def test_debate_agents_must_keep_the_stance(name: str) -> None:
 
 def test_leader_sees_all_three_reports_and_the_analyses() -> None:
     p = prompts.render("findebate/leader", **{**VARS, "analyses": "ANALYSES-SLOT"})
-    for slot in ("ORIGINAL-SLOT", "TRUST-SLOT", "SKEPTIC-SLOT", "ANALYSES-SLOT"):
+    for slot in ("ORIGINAL-SLOT", "TRUST-SLOT", "SKEPTIC-SLOT"):
         assert slot in p.user
+    assert "ANALYSES-SLOT" in p.system  # shared with the synthesizer, Trust and Skeptic
 
 
 def test_missing_slot_is_an_error() -> None:
@@ -156,7 +157,8 @@ def test_conversation_reviewers_only_give_feedback(role: str) -> None:
 
 
 def test_analyst_sees_financials_and_client_knows_the_word() -> None:
-    assert "FINANCIALS-SLOT" in prompts.render("conversation/analyst", **VARS).user
+    analyst = prompts.render("conversation/analyst", **VARS)
+    assert "## Financial data\nFINANCIALS-SLOT" in analyst.system and "four" in analyst.user
     assert "TERMINATE" in prompts.render("conversation/client", **VARS).user
     editor = prompts.render("conversation/editor", **VARS).user
     assert all(s in editor for s in SECTIONS)
@@ -220,7 +222,7 @@ def test_advanced_writer_has_nine_sections_in_order() -> None:
     ]
     found = [p.user.index(f"{i}. {t}") for i, t in enumerate(titles, 1)]
     assert found == sorted(found)
-    assert "FINANCIALS-SLOT" in p.user and "year-over-year" in p.user
+    assert "FINANCIALS-SLOT" in p.system and "year-over-year" in p.user
 
 
 def test_panel_and_reviewers_name_their_exact_approval() -> None:
@@ -244,7 +246,10 @@ def test_advocate_acts() -> None:
         ("closing", "closing argument"),
     ):
         p = prompts.render("adversarial/bull", **{**VARS, "act": act})
-        assert marker in p.user and "BRIEFING-SLOT" in p.user and "Bull" in p.system
+        assert marker in p.user and "Bull" in p.system
+        case = p.system.index("## The committee's briefing\nBRIEFING-SLOT")
+        history = p.system.index("## Arguments made so far\nHISTORY-SLOT")
+        assert case < history < p.system.index("Bull")
     assert "BULL-CHALLENGE-SLOT" not in prompts.render("adversarial/bear", **VARS).user
 
 
@@ -269,15 +274,15 @@ def test_lead_analyst_sections_and_no_debate() -> None:
 def test_fact_check_lists_each_figure_and_its_context() -> None:
     p = prompts.render("shared/fact_check", **VARS)
     assert '"$9.99 billion" in: "...PROBLEM-CONTEXT-SLOT..."' in p.user
-    assert "REPORT-SLOT" in p.user and "PASSAGES-SLOT" in p.user and "FINANCIALS-SLOT" in p.user
+    assert "REPORT-SLOT" in p.user and "PASSAGES-SLOT" in p.user and "FINANCIALS-SLOT" in p.system
     without = prompts.render("shared/fact_check", **{**VARS, "financials": ""})
-    assert "Financial data" not in without.user
+    assert "Financial data" not in without.system + without.user
 
 
 def test_pairwise_shows_both_reports_in_the_given_order() -> None:
     p = prompts.render("eval/pairwise", **VARS)
     assert p.user.index("FIRST-REPORT-SLOT") < p.user.index("SECOND-REPORT-SLOT")
-    assert "TRANSCRIPT-SLOT" in p.user and "order" in p.user
+    assert "TRANSCRIPT-SLOT" in p.system and "order" in p.user
 
 
 def test_judge_rubrics_name_every_dimension() -> None:
@@ -290,11 +295,52 @@ def test_judge_rubrics_name_every_dimension() -> None:
 
 
 @pytest.mark.parametrize("name", prompts.available())
-def test_verified_facts_lead_the_task_when_given(name: str) -> None:
-    """With `facts`, every prompt's task opens with the verified block and the rule to take
-    figures from it; without, no empty heading."""
+def test_verified_facts_come_in_the_shared_context_when_given(name: str) -> None:
+    """With `facts`, every prompt's shared context carries the verified block and the rule to
+    take figures from it, before the role; without, no empty heading."""
     block = "- Revenue: $612 million (Q2 2026; grew 8.4% year over year; CEO)"
     with_facts = prompts.render(name, **VARS, facts=block)
-    assert with_facts.user.startswith("## Verified call facts")
-    assert block in with_facts.user and "never state a figure" in with_facts.user
-    assert "Verified call facts" not in prompts.render(name, **VARS).user
+    assert block in with_facts.system and "never state a figure" in with_facts.system
+    assert with_facts.system.index(block) < with_facts.system.index("## Your role")
+    without = prompts.render(name, **VARS)
+    assert "Verified call facts" not in without.system + without.user
+
+
+def shared_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def test_every_prompt_opens_with_the_same_context_and_ends_with_its_role() -> None:
+    """Prefix caches serve what prompts share from their first byte: every prompt given the same
+    call, facts and call text starts with the same bytes up to its role, and nothing
+    role-specific (evidence, reports, drafts) comes before that point."""
+    names = [
+        n for n in prompts.available() if "TRANSCRIPT-SLOT" in prompts.render(n, **VARS).system
+    ]
+    assert len(names) >= 15, names
+    rendered = [prompts.render(n, **{**VARS, "facts": "FACTS-SLOT"}) for n in names]
+    plain = prompts.render("baselines/zero_shot", **{**VARS, "facts": "FACTS-SLOT"})
+    context = plain.system[: plain.system.index("## Your role")].rstrip()
+    for p in rendered:
+        assert p.system.startswith(context), p.name
+        for slot in ("FACTS-SLOT", "TRANSCRIPT-SLOT", "Northwind (NWL)"):
+            assert slot in context
+        head = p.system[: p.system.index("## Your role")]
+        for role_specific in ("EVIDENCE-SLOT", "REPORT-SLOT", "DRAFT-SLOT", "MANUSCRIPT-SLOT"):
+            assert role_specific not in head, (p.name, role_specific)
+    # financials follow the call text, so a node without them still shares the whole call
+    with_fin = prompts.render("writer_feedback/simple_writer", **VARS)
+    without = prompts.render("writer_feedback/panel", **VARS)
+    assert "TRANSCRIPT-SLOT" in shared_prefix(with_fin.system, without.system)
+
+
+def test_a_change_anywhere_changes_the_prompt() -> None:
+    """The LLM cache keys on the whole prompt: the shared context moving first must not hide a
+    change in it (facts, call, financials) or in the role part."""
+    base = prompts.render("writer_feedback/panel", **{**VARS, "facts": "F1"})
+    for change in ({"facts": "F2"}, {"transcript": "OTHER"}, {"report": "OTHER REPORT"}):
+        other = prompts.render("writer_feedback/panel", **{**VARS, "facts": "F1", **change})
+        assert (other.system, other.user) != (base.system, base.user), change

@@ -1,0 +1,112 @@
+"""What a prefix cache could serve: per pipeline, the share of a run's prompt tokens that repeat
+a prefix already sent earlier in the same run (OpenAI's automatic prompt caching, vLLM's prefix
+caching and llama.cpp's slot cache all serve exactly that part cheaper).
+
+Each pipeline runs once on one call with fake models that declare a large window (so every node
+reads what it would read from a strong hosted model); every prompt is recorded in the order it
+was sent, as the chat messages' text with role markers, tokenized with tiktoken's o200k. For
+each prompt, the longest common token prefix with any earlier prompt of the run counts as
+served; the figure is served tokens / all prompt tokens.
+
+    .venv/bin/python -m bench.prefix [--file CFR_q3_2019.txt] [--pipelines findebate,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.messages import BaseMessage
+
+from app.llm.tokens import tiktoken_counter
+from app.service.engine import Engine
+from app.settings import Settings
+from bench.common import ectsum_file, emit
+from core.fake_llm import Call, FakeModels, Script, canned
+from core.options import RunOptions
+from core.transcript import parse_transcript
+from core.window import Window
+
+PIPELINES = ("findebate", "writer_feedback", "conversation", "adversarial", "zero_shot")
+TARGET = 0.6  # for writer_feedback, conversation and adversarial
+
+
+def serialized(messages: list[BaseMessage]) -> str:
+    """The messages as a chat template lays them out (role marker, content), in order."""
+    return "".join(f"<|{m.type}|>\n{m.content}\n" for m in messages)
+
+
+def lcp(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> int:
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    diff = np.nonzero(a[:n] != b[:n])[0]
+    return int(diff[0]) if len(diff) else n
+
+
+def shared_share(calls: list[Call]) -> tuple[float, int, int]:
+    """(served share, served tokens, all tokens) over the prompts in the order they were sent."""
+    enc = tiktoken_counter("o200k_base")._enc
+    seqs = [np.array(enc.encode_ordinary(serialized(c.messages)), dtype=np.int64) for c in calls]
+    served = 0
+    for i, seq in enumerate(seqs):
+        served += max((lcp(seq, earlier) for earlier in seqs[:i]), default=0)
+    total = sum(len(s) for s in seqs)
+    return (served / total if total else 0.0), served, total
+
+
+def options(pipeline: str) -> RunOptions:
+    if pipeline == "writer_feedback":
+        return RunOptions(writer_variant="ensemble")
+    return RunOptions()
+
+
+async def run(pipeline: str, text: str) -> list[Call]:
+    script = Script.of(default=canned)
+    models = FakeModels(default=script, window=Window(1_000_000, 4_000))
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), provider="fake")
+        async with Engine.open(
+            settings,
+            models=models,
+            embeddings=DeterministicFakeEmbedding(size=32),
+            embedding_name="fake",
+        ) as engine:
+            out = await engine.run(pipeline, parse_transcript(text), options=options(pipeline))
+    if out.report is None:
+        raise SystemExit(f"{pipeline} failed at {out.failed_node}: {out.error}")
+    return script.calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--file", default="CFR_q3_2019.txt")
+    parser.add_argument("--pipelines", default=",".join(PIPELINES))
+    args = parser.parse_args()
+    text = ectsum_file(args.file).read_text(encoding="utf-8")
+    figures: dict[str, Any] = {"file": args.file}
+    for pipeline in args.pipelines.split(","):
+        calls = asyncio.run(run(pipeline, text))
+        share, served, total = shared_share(calls)
+        figures[pipeline] = {
+            "prompts": len(calls),
+            "prompt_tokens": total,
+            "prefix_served_tokens": served,
+            "prefix_share": round(share, 3),
+        }
+    figures["target"] = TARGET
+    figures["met"] = all(
+        figures[p]["prefix_share"] >= TARGET
+        for p in ("writer_feedback", "conversation", "adversarial")
+        if p in figures
+    )
+    emit(figures)
+
+
+if __name__ == "__main__":
+    main()
