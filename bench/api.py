@@ -4,7 +4,8 @@ the fake model (fixed latency) and fake embeddings:
 1. time to first SSE event after POST, p50/p95 over 50 runs, each started on an idle pool
    (target p95 < 150 ms);
 2. 32 findebate runs submitted at once: throughput / the ideal for the pool size (ideal = pool
-   size / the run's critical path, 7 model latencies), target >= 0.8, and zero errors.
+   size / the run's critical path, derived from the graph and a solo run's trace by
+   bench/critical.py), target >= 0.8, and zero errors.
 
     .venv/bin/python -m bench.api [--runs 50] [--concurrent 32] [--pool 4] [--latency 0.2]
 """
@@ -25,7 +26,9 @@ from pathlib import Path
 import httpx
 
 from bench.common import REPO, emit
-from bench.orchestration import CRITICAL_PATH_CALLS
+from bench.critical import critical_path
+from core.contract import Report
+from graphs.findebate import build_findebate
 
 TEXT = (REPO / "samples" / "northwind_q2_2026.md").read_text()
 
@@ -90,6 +93,16 @@ async def wait_done(client: httpx.AsyncClient, run_id: str) -> str:
     return str((await client.get(f"/v1/runs/{run_id}")).json()["status"])
 
 
+async def solo_bound(client: httpx.AsyncClient, latency: float) -> float:
+    """One findebate run alone: its critical path from the graph and its own trace."""
+    resp = await client.post("/v1/runs", json={"transcript": TEXT})
+    resp.raise_for_status()
+    run_id = resp.json()["id"]
+    await wait_done(client, run_id)
+    report = Report.model_validate((await client.get(f"/v1/runs/{run_id}")).json()["report"])
+    return critical_path(build_findebate().compile(), report.trace, latency).seconds
+
+
 async def concurrent(client: httpx.AsyncClient, n: int) -> tuple[float, list[str]]:
     t0 = time.perf_counter()
     posts = await asyncio.gather(
@@ -104,9 +117,10 @@ async def main_async(args: argparse.Namespace, url: str) -> dict[str, object]:
     async with httpx.AsyncClient(base_url=url, timeout=120) as client:
         await first_event_ms(client)  # warm-up
         samples = [await first_event_ms(client) for _ in range(args.runs)]
+        bound = await solo_bound(client, args.latency)
         wall, statuses = await concurrent(client, args.concurrent)
     q = statistics.quantiles(samples, n=20)
-    ideal = args.pool / (CRITICAL_PATH_CALLS * args.latency)
+    ideal = args.pool / bound
     errors = sum(s != "succeeded" for s in statuses)
     return {
         "first_event_p50_ms": round(statistics.median(samples), 1),

@@ -3,7 +3,8 @@ API replica(s) and 2 workers (scripts/topology.py), the fake model at 200 ms per
 
 200 findebate runs are POSTed at once (round-robin over the API replicas). Figures:
 - throughput (runs/s) against the ideal for the worker pool: workers x runs per worker, each
-  run lasting its critical path (7 model latencies, bench.orchestration) -> `efficiency`;
+  run lasting its critical path, derived from the graph and the solo run's own trace
+  (bench/critical.py: today 8 model latencies plus the code-only nodes) -> `efficiency`;
   also against a solo run measured on the same machine (`efficiency_vs_solo`);
 - p50/p95 run latency (created -> finished: queueing included) and execution time;
 - lost runs (not succeeded) and duplicated node executions, read from PostgreSQL's event log
@@ -33,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import REPO, emit
-from bench.orchestration import CRITICAL_PATH_CALLS
+from bench.critical import Bound, critical_path
+from core.contract import Report
+from graphs.findebate import build_findebate
 from scripts.topology import Topology, call, missing
 
 TEXT = (REPO / "samples" / "northwind_q2_2026.md").read_text(encoding="utf-8")
@@ -129,6 +132,7 @@ class Measured:
     ids: list[str]
     runs: dict[str, Any]
     solo_s: float
+    bound: Bound
     reference: Counter[str]
     counts: dict[str, Counter[str]]
     submitted_s: float
@@ -142,6 +146,8 @@ def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
     solo_id = post_run(apis[0])
     solo = wait_all(apis[0], [solo_id], 120)[solo_id]
     assert solo["status"] == "succeeded", solo
+    trace = Report.model_validate(call(f"{apis[0]}/v1/runs/{solo_id}")["report"]).trace
+    bound = critical_path(build_findebate().compile(), trace, args.latency)
     reference = node_counts(topo, solo_id)[solo_id]
     with RssSampler(topo) as rss:
         t0 = time.monotonic()
@@ -151,7 +157,7 @@ def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
         runs = wait_all(apis[0], ids, args.timeout)
         makespan = time.monotonic() - t0
     return Measured(
-        ids, runs, seconds(solo["started_at"], solo["finished_at"]), reference,
+        ids, runs, seconds(solo["started_at"], solo["finished_at"]), bound, reference,
         node_counts(topo), submitted_s, makespan, rss.peak,
     )  # fmt: skip
 
@@ -173,7 +179,7 @@ def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
     execution = [seconds(r["started_at"], r["finished_at"]) for r in ok]
     pool_size = args.workers * args.per_worker
     throughput = len(ok) / m.makespan
-    ideal = pool_size / (CRITICAL_PATH_CALLS * args.latency)
+    ideal = pool_size / m.bound.seconds
     workers = [v for k, v in m.rss.items() if k.startswith("worker")]
     return {
         "runs": args.runs, "workers": args.workers, "apis": args.apis,
@@ -181,6 +187,8 @@ def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
         "submit_s": round(m.submitted_s, 2), "makespan_s": round(m.makespan, 2),
         "throughput_runs_per_s": round(throughput, 3), "ideal_runs_per_s": round(ideal, 3),
         "efficiency": round(throughput / ideal, 3), "solo_run_s": round(m.solo_s, 3),
+        "critical_path_s": round(m.bound.seconds, 3),
+        "critical_path_model_calls": m.bound.model_calls,
         "efficiency_vs_solo": round(throughput / (pool_size / m.solo_s), 3),
         "latency_p50_s": pct(latency, 0.5) if latency else None,
         "latency_p95_s": pct(latency, 0.95) if latency else None,
