@@ -55,6 +55,12 @@ class Settings(BaseSettings, RunOptions):
     local_model_path: Path | None = None
     local_n_ctx: int = 4096
     local_threads: int = 2
+    local_prompt_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="llama.cpp's RAM cache of recent prompt states for the local model, in MB: "
+        "a prompt sharing a prefix with any cached one skips re-reading it; 0 turns it off",
+    )
     local_startup_timeout: float = 120.0
 
     temperature: float = 0.6

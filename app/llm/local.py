@@ -82,6 +82,7 @@ class LocalLlamaServer:
         *,
         n_ctx: int = 4096,
         threads: int = 2,
+        prompt_cache_mb: int = 0,
         startup_timeout: float = 120.0,
         log_path: Path | None = None,
     ) -> None:
@@ -90,6 +91,7 @@ class LocalLlamaServer:
         self.model_path = model_path
         self.n_ctx = n_ctx
         self.threads = threads
+        self.prompt_cache_mb = prompt_cache_mb
         self.startup_timeout = startup_timeout
         self.log_path = log_path
         self.port = 0
@@ -99,12 +101,8 @@ class LocalLlamaServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> None:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise LocalModelError(
-                "llama-cpp-python is not installed; run the README set-up command"
-            )
-        self.port = _free_port()
+    def command(self) -> list[str]:
+        """The llama.cpp server's command line for this configuration."""
         cmd = [
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(self.model_path),
@@ -114,6 +112,18 @@ class LocalLlamaServer:
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.threads),
         ]  # fmt: skip
+        if self.prompt_cache_mb > 0:  # keep recent prompt states: a shared prefix is not re-read
+            cmd += ["--cache", "true", "--cache_type", "ram",
+                    "--cache_size", str(self.prompt_cache_mb << 20)]  # fmt: skip
+        return cmd
+
+    def start(self) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise LocalModelError(
+                "llama-cpp-python is not installed; run the README set-up command"
+            )
+        self.port = _free_port()
+        cmd = self.command()
         env = {**os.environ, "GGML_NO_BACKTRACE": "1"}  # else a ggml abort forks gdb and hangs
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         try:

@@ -49,9 +49,8 @@ def findebate_trace(fact_check_calls: int) -> list[NodeTrace]:
 def test_bound_counts_the_model_calls_on_the_longest_chain() -> None:
     graph = build_findebate().compile()
     bound = critical_path(graph, findebate_trace(fact_check_calls=1), LATENCY)
-    assert (
-        bound.model_calls == 8
-    )  # one specialist, synthesize 2, trust, skeptic, leader 2, fact_check
+    # one specialist, synthesize (write + parse), trust, skeptic, leader (write + parse), fact_check
+    assert bound.model_calls == 8
     assert bound.path[:3] == ("facts", "ingest", "retrieve")
     assert "fact_check" in bound.path and bound.path[-1] == "report"
     code = 0.05 + 0.01 + 0.01 + 0.001 + 0.001 + 0.004
