@@ -24,7 +24,7 @@ from app.settings import Settings
 from app.storage.checkpoints import checkpointer
 from app.storage.errors import is_infra_error
 from core.context import RunContext, RunControl, RunStopped, WordBudget
-from core.contract import CallInfo, Report
+from core.contract import CallInfo, NodeTrace, Report
 from core.inputs import Financials, Prices
 from core.llm import ModelSource
 from core.logctx import run_id_var
@@ -171,13 +171,14 @@ class Engine:
         graph = self.graphs[pipeline]
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         state_in: PipelineInput | None = None
+        finished: set[str] = set()  # tasks of the interrupted step that already wrote their result
         if transcript is not None:
             state_in = {
                 "transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline,
                 "financials": financials, "prices": prices,
             }  # fmt: skip
         else:
-            control.tokens_used = await _tokens_so_far(graph, config, run_id)
+            control.tokens_used, finished = await _resume_point(graph, config, run_id)
         attrs: dict[str, str | bool] = {
             "edesk.pipeline": pipeline, "edesk.run_id": run_id, "edesk.resumed": transcript is None,
         }  # fmt: skip
@@ -191,6 +192,8 @@ class Engine:
                         state_in, config, context=context, stream_mode=modes,
                         durability=durability,
                     ):  # fmt: skip
+                        if _rerun_of(mode, chunk, finished):
+                            continue  # finished before the interruption: not started again
                         for event in map_chunk(run_id, mode, chunk):
                             if isinstance(event, RunError):
                                 outcome.failed_node, outcome.error = event.node, event.message
@@ -230,14 +233,37 @@ def _emitter(
     return emit
 
 
-async def _tokens_so_far(
+async def _resume_point(
     graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig, run_id: str
-) -> int:
-    """A resumed run's budget counts what its finished nodes already spent."""
+) -> tuple[int, set[str]]:
+    """Where a resumed run stands: the tokens its finished nodes already spent (its budget
+    counts them), and the ids of the interrupted step's tasks that had finished and saved their
+    result (LangGraph reuses those results without running the node again)."""
     snapshot = await graph.aget_state(config)
     if not snapshot.values:
         raise KeyError(f"run {run_id} has no checkpoint to resume from")
-    return sum(t.prompt_tokens + t.completion_tokens for t in snapshot.values.get("trace", []))
+    spent = sum(t.prompt_tokens + t.completion_tokens for t in snapshot.values.get("trace", []))
+    done = {t.id for t in snapshot.tasks if t.result is not None and t.error is None}
+    for task in snapshot.tasks:  # their traces are in the saved results, not yet in the state
+        if task.id in done and isinstance(task.result, dict):
+            spent += sum(
+                t.prompt_tokens + t.completion_tokens
+                for t in task.result.get("trace", [])
+                if isinstance(t, NodeTrace)
+            )
+    return spent, done
+
+
+def _rerun_of(mode: str, chunk: Any, finished: set[str]) -> bool:
+    """LangGraph announces every task of the step it resumes, including those whose saved
+    result it reuses: those announcements (and nothing else) are dropped, so a resumed run's
+    event log never starts a node that had finished."""
+    return (
+        mode == "tasks"
+        and isinstance(chunk, dict)
+        and "input" in chunk
+        and chunk.get("id") in finished
+    )
 
 
 async def _failed(outcome: RunOutcome, exc: Exception, emit: Emit) -> None:

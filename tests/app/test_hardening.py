@@ -126,3 +126,63 @@ def test_inline_call_id_that_names_a_summary_is_refused_on_its_field(tmp_path: P
         assert str(tmp_path) not in resp.text
         inputs = tmp_path / "data" / "evals" / "inputs"
         assert not inputs.exists() or not any(inputs.iterdir())  # no folder left behind
+
+
+class _SlowRisk:
+    """FakeModels whose risk_analyst answers last (after the other four specialists finished)
+    and fails its first call: the run stops mid-step with four results saved."""
+
+    def __init__(self) -> None:
+        from core.fake_llm import FakeModels, Script, canned
+
+        self.calls = 0
+
+        def risky(messages: Any, tool: str | None) -> Any:
+            self.calls += 1
+            if self.calls == 1:
+                raise RuntimeError("risk_analyst interrupted")
+            return canned(messages, tool)
+
+        self.models = FakeModels(
+            {"risk_analyst": Script.of(default=risky)}, default=Script.of(default=canned)
+        )
+        chat = self.models.chat
+
+        def slow_chat(role: str) -> Any:
+            from core.fake_llm import ScriptedChatModel
+            from core.llm import ChatHandle
+
+            handle = chat(role)
+            if role != "risk_analyst":
+                return handle
+            model = ScriptedChatModel(
+                script=self.models.script(role), latency=0.3, disable_streaming=True
+            )
+            return ChatHandle(model=model, name=handle.name, window=None)
+
+        self.models.chat = slow_chat  # type: ignore[method-assign]
+
+
+async def test_resume_never_restarts_a_node_that_had_finished(fake_engine: Any) -> None:
+    """Defect 1: resuming a run interrupted during the specialists' step announced the four
+    that had finished again (node_started with no node_finished). The two logs together read
+    as one story: every node started once per pass and finished every time it started."""
+    from core.transcript import parse_transcript
+
+    fakes = _SlowRisk()
+    async with fake_engine(fakes.models) as engine:
+        first = await engine.run("findebate", parse_transcript(TEXT), run_id="r1",
+                                 durability="sync")  # fmt: skip
+        assert first.status == "failed" and first.failed_node == "risk_analyst"
+        second = await engine.run("findebate", None, run_id="r1", durability="sync")
+    assert second.status == "succeeded"
+    events = [e for e in [*first.events, *second.events] if e.type.startswith("node_")]
+    resumed = [e.node for e in second.events if e.type == "node_started"]
+    assert resumed[0] == "risk_analyst"
+    assert not {"earnings_analyst", "market_predictor", "sentiment_analyst",
+                "valuation_analyst"} & set(resumed)  # fmt: skip
+    started = [e.node for e in events if e.type == "node_started"]
+    finished = [e.node for e in events if e.type == "node_finished"]
+    # only the interrupted node has an extra start (it ran again); everything else pairs up
+    assert sorted(started) == sorted([*finished, "risk_analyst"])
+    assert len(set(finished)) == len(finished)  # findebate without a revert: one pass each

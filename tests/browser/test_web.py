@@ -417,3 +417,52 @@ def test_call_facts_rows_open_their_passages(server: Server, page: Any) -> None:
     page.locator('.md button.fact[data-fact="Highlights"]').first.click()
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     page.screenshot(path=str(OUT / "facts-report.png"), full_page=True)
+
+
+def test_graph_after_a_resume_equals_an_uninterrupted_run(server: Server, page: Any) -> None:
+    """Issue 18, defect 1: a run killed while the specialists ran, then resumed, draws the same
+    graph as a run never interrupted (the interrupted node runs once, nothing shows stopped)."""
+    page.goto(server.url + "/#/history")
+    page.wait_for_selector("main h2")
+    names = [*SPECIALISTS, "synthesize", "trust", "skeptic", "leader", "report"]
+    first = ["facts", "ingest", "retrieve"]
+
+    def passes(nodes: list[str]) -> list[list[Any]]:
+        return [e for n in nodes for e in (["node_started", {"node": n}],)] + [
+            ["node_finished", {"node": n, "outcome": "ok", "duration_ms": 5}] for n in nodes
+        ]
+
+    steps = [[n] for n in first] + [SPECIALISTS] + [[n] for n in names[5:]]
+    whole: list[list[Any]] = [["run_started", {"resumed": False}]]
+    for step in steps:
+        whole += passes(step)
+    whole.append(["run_finished", {"status": "succeeded"}])
+    # killed after four specialists finished; the resumed run restarts risk_analyst alone
+    resumed: list[list[Any]] = [["run_started", {"resumed": False}]]
+    for step in steps[:3]:
+        resumed += passes(step)
+    resumed += [["node_started", {"node": n}] for n in SPECIALISTS]
+    resumed += [["node_finished", {"node": n, "outcome": "ok", "duration_ms": 5}]
+                for n in SPECIALISTS if n != "risk_analyst"]  # fmt: skip
+    resumed.append(["run_started", {"resumed": True}])
+    resumed += passes(["risk_analyst"])
+    for step in steps[4:]:
+        resumed += passes(step)
+    resumed.append(["run_finished", {"status": "succeeded"}])
+    got = page.evaluate(
+        """async (sequences) => {
+          const { GraphView } = await import("/ui/js/graph.js");
+          const info = (await (await fetch("/v1/pipelines")).json())
+            .find((p) => p.name === "findebate");
+          return sequences.map((events) => {
+            const view = new GraphView(info);
+            for (const [type, data] of events) view.onEvent(type, data);
+            return [...view.nodes].map(([name, n]) => [name, n.g.dataset.state,
+              n.meta.textContent]);
+          });
+        }""",
+        [whole, resumed],
+    )
+    assert got[0] == got[1]
+    states = dict((name, state) for name, state, _ in got[1])
+    assert states["risk_analyst"] == "done" and "skipped" not in states.values()

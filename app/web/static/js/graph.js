@@ -191,6 +191,13 @@ export class GraphView {
       const state = { ok: "done", degraded: "degraded", skipped: "skipped", error: "failed" }[data.outcome] || "done";
       const bits = [fmtMs(data.duration_ms), data.tokens ? `${fmtInt(data.tokens)} tok` : "", count > 1 ? `×${count}` : ""];
       this.set(node, state, { meta: bits.filter(Boolean).join(" · "), title: data.summary || data.outcome });
+    } else if (type === "run_started" && data.resumed) {
+      // a restart interrupted these nodes: they run again from the start, as one pass
+      for (const [name, n] of this.nodes) {
+        if (n.g.dataset.state !== "running") continue;
+        this.runs.set(name, Math.max(0, (this.runs.get(name) || 1) - 1));
+        this.set(name, "idle", { meta: "" });
+      }
     } else if (type === "error" && node) {
       this.set(node, "failed", { meta: "failed", title: data.message });
     } else if (type === "run_finished") {
