@@ -1,20 +1,40 @@
 """Process logging: text lines, or JSON lines (`EDESK_LOG_FORMAT=json`) with the run id and
-node of the task that logged, on every line."""
+node of the task that logged, on every line.
+
+No transcript, financials or report text reaches a log: request bodies are never logged, and
+every line (message and traceback) passes `scrub`, which removes the inputs that validation
+errors quote (pydantic's `input_value=...`, JSON decoders' documents)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Literal
 
 from core.logctx import node_var, run_id_var
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# pydantic quotes the offending input (up to ~50 characters of a transcript or report)
+_INPUT_VALUE = re.compile(r"input_value=.*?(?=, input_type=|\]$)", re.MULTILINE)
+
+
+def scrub(text: str) -> str:
+    """`text` without the input values validation errors quote."""
+    return _INPUT_VALUE.sub("input_value=<redacted>", text)
+
+
+class ScrubbingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        return scrub(self._line(record))
+
+    def _line(self, record: logging.LogRecord) -> str:
         line = {
             "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
             "level": record.levelname,
@@ -31,7 +51,7 @@ class JsonFormatter(logging.Formatter):
 
 def configure(level: str, fmt: Literal["text", "json"]) -> None:
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else ScrubbingFormatter(TEXT_FORMAT))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

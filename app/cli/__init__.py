@@ -266,8 +266,8 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         port=args.port,
         log_level=args.log_level,
         access_log=False,
-        # JSON logs: uvicorn's own lines go through the root handler too
-        log_config=None if settings.log_format == "json" else uvicorn.config.LOGGING_CONFIG,
+        # uvicorn's own lines (its tracebacks too) go through the root handler, which scrubs
+        log_config=None,
     )
     return EXIT_OK
 

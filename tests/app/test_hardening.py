@@ -3,6 +3,7 @@ lone surrogates, JSON nested 100,000 deep, invisible-only transcripts."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,96 @@ async def test_resume_never_restarts_a_node_that_had_finished(fake_engine: Any) 
     # only the interrupted node has an extra start (it ran again); everything else pairs up
     assert sorted(started) == sorted([*finished, "risk_analyst"])
     assert len(set(finished)) == len(finished)  # findebate without a revert: one pass each
+
+
+MARK = "QZXV-CONFIDENTIAL-7731"  # in every transcript, financials and report text below
+
+
+@pytest.fixture(scope="module")
+def logged_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests.live_server import start_server, stop_server
+
+    srv = start_server(
+        tmp_path_factory.mktemp("logs"),
+        key="log-key",
+        env={
+            "EDESK_MAX_REQUEST_BYTES": "3000000",
+            # the second run's writer answers garbage until its parse budget is spent
+            "EDESK_FAULTS": '{"synthesize": ["garbage", "garbage", "garbage", "garbage"]}',
+        },
+    )
+    yield srv
+    stop_server(srv)
+
+
+def _send(srv: Any, method: str, path: str, body: bytes) -> int:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(srv.url + path, data=body, method=method)
+    req.add_header("Content-Type", "application/json")
+    req.add_header("Authorization", "Bearer log-key")
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            resp.read()
+            return int(resp.status)
+    except urllib.error.HTTPError as err:
+        err.read()
+        return int(err.code)
+
+
+def test_no_transcript_financials_or_report_text_in_the_log(logged_server: Any) -> None:
+    """Defect 3: a failing POST /v1/evals logged the request's input, transcript included.
+    After abuse on every intake (bad fields, bad bytes, deep JSON, bad financials and evals,
+    a run that succeeds, so report text exists) the server's log holds none of that text."""
+    import json
+
+    text = f"Revenue was $5 million. {MARK} said margins rose."
+    bodies: list[tuple[str, str, bytes]] = [
+        ("POST", "/v1/runs", json.dumps({"transcript": text, "pipeline": "nope"}).encode()),
+        ("POST", "/v1/runs", json.dumps({"transcript": text, "options": {"x": 1}}).encode()),
+        ("POST", "/v1/runs", ('{"transcript": "' + MARK + ' \\ud800"}').encode()),
+        ("POST", "/v1/runs/stream", ('{"transcript": "' + MARK + ' \\ud800"}').encode()),
+        ("POST", "/v1/runs", ('{"transcript": "' + MARK).encode()),  # cut-off JSON
+        ("POST", "/v1/runs", (f'{{"transcript": "{MARK}", "x": ' + "[" * 100_000).encode()),
+        ("POST", "/v1/runs", json.dumps({"transcript": text, "financials": {MARK: 1}}).encode()),
+        ("POST", "/v1/runs", json.dumps({"transcript": text, "company": MARK * 50}).encode()),
+        (
+            "POST",
+            "/v1/evals",
+            json.dumps({"calls": [{"id": "a.summary", "transcript": text}]}).encode(),
+        ),  # fmt: skip
+        (
+            "POST",
+            "/v1/evals",
+            json.dumps({"calls": [{"id": "a", "transcript": text, "summary": 7}]}).encode(),
+        ),  # fmt: skip
+        (
+            "POST",
+            "/v1/evals",
+            json.dumps(
+                {"calls": [{"id": "a", "transcript": "\u200b"}, {"id": "a", "transcript": text}]}
+            ).encode(),
+        ),
+    ]
+    for method, path, body in bodies:
+        status = _send(logged_server, method, path, body)
+        assert 400 <= status < 500, (path, body[:80], status)
+    ids = []
+    for _ in range(2):  # the first one's writer answers garbage (degraded), the second succeeds
+        run = logged_server.request(
+            "POST", "/v1/runs", {"transcript": text, "pipeline": "zero_shot"}
+        )
+        ids.append(run["id"])
+        deadline = time.monotonic() + 60
+        while logged_server.request("GET", f"/v1/runs/{run['id']}")["status"] not in (
+            "succeeded", "degraded", "failed",
+        ) and time.monotonic() < deadline:  # fmt: skip
+            time.sleep(0.2)
+    first, second = (logged_server.request("GET", f"/v1/runs/{i}") for i in ids)
+    assert first["status"] == "degraded"
+    assert "Revenue rose 10.7%" in second["report"]["markdown"]  # the fake's report text
+    log = logged_server.log.read_text(encoding="utf-8", errors="replace")
+    assert "Uvicorn running" in log or "started" in log  # the log is the server's
+    for secret in (MARK, "said margins rose", "Revenue rose 10.7%"):
+        assert secret not in log, f"{secret!r} found in the server log"

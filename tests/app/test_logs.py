@@ -8,6 +8,8 @@ import json
 import logging
 from pathlib import Path
 
+import pytest
+
 from app.logs import JsonFormatter
 from app.settings import Settings
 from tests.app.api_helpers import api, wait_status
@@ -47,3 +49,28 @@ def test_log_format_is_a_setting() -> None:
         assert "log_format" in str(exc)
     else:
         raise AssertionError("an unknown log format was accepted")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_validation_errors_never_log_the_input(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A validation error quotes the input it refused (a transcript, a model's report): every
+    line, message and traceback, is scrubbed of it in both formats."""
+    import logging
+
+    from pydantic import BaseModel, ValidationError
+
+    from app.logs import configure
+
+    class Body(BaseModel):
+        conviction: int
+
+    secret = "-".join(("SEC", "RET"))  # not in this file's source, which tracebacks quote
+    configure("info", fmt)  # type: ignore[arg-type]
+    try:
+        Body.model_validate({"conviction": f"{secret} transcript words " * 5})
+    except ValidationError as exc:
+        logging.getLogger("earnings_desk.test").exception("refused: %s", exc)
+    err = capsys.readouterr().err
+    assert secret not in err and "input_value=<redacted>" in err and "int_parsing" in err
