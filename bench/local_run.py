@@ -3,12 +3,14 @@ today's local-server configuration and the new default in one invocation: each w
 ratio, the model calls and tokens, the report status and recommendations, and the llama.cpp
 server's peak memory.
 
-"baseline" is the configuration before issue 17 (one request at a time and no prompt cache: a
-prompt is read from its first token unless it extends the very last one); "default" is what
-`Settings()` starts now. Both see the same prompts, so the ratio is the server's doing.
+"baseline" is the server configuration before issue 17 (llama-cpp-python's server, 2 threads);
+"candidate" is the default with the `--set` overrides (default: flash attention on). Both see
+the same prompts (laid out for prefix reuse: the server reuses the longest prefix a prompt
+shares with the previous one). The model samples, so the two runs may write different lengths:
+tokens per second of wall time is printed beside the wall ratio.
 
     .venv/bin/python -m bench.local_run [--file CFR_q3_2019.txt] [--pipeline findebate]
-                                        [--only default|baseline]
+                                        [--set local_flash_attn=true ...] [--only NAME]
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from bench.common import ectsum_file, emit
 from core.transcript import parse_transcript
 
 TARGET = 0.70  # the new default's wall / the baseline's, for findebate on CFR_q3_2019
-BASELINE: dict[str, Any] = {"local_prompt_cache_mb": 0}
+BASELINE: dict[str, Any] = {"local_flash_attn": False}
+CANDIDATE = ["local_flash_attn=true"]
 
 
 def _rss_mb(pid: int) -> float:
@@ -91,7 +94,7 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
     trace = report.trace
     return {
         "server": {
-            "prompt_cache_mb": settings.local_prompt_cache_mb,
+            "flash_attn": settings.local_flash_attn,
             "threads": settings.local_threads,
             "n_ctx": settings.local_n_ctx,
         },
@@ -101,6 +104,9 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
         "model_calls": sum(t.calls for t in trace),
         "prompt_tokens": sum(t.prompt_tokens for t in trace),
         "completion_tokens": sum(t.completion_tokens for t in trace),
+        "all_tokens_per_wall_s": round(
+            sum(t.prompt_tokens + t.completion_tokens for t in trace) / wall, 1
+        ),
         "recommendations": [
             f"{r.horizon}:{r.position}:{r.conviction}" for r in report.recommendations
         ],
@@ -112,11 +118,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--file", default="CFR_q3_2019.txt")
     parser.add_argument("--pipeline", default="findebate")
-    parser.add_argument("--only", choices=("default", "baseline"))
+    parser.add_argument("--only", choices=("candidate", "baseline"))
+    parser.add_argument("--set", action="append", default=None, metavar="SETTING=VALUE")
     args = parser.parse_args()
     path = ectsum_file(args.file)
-    figures: dict[str, Any] = {"file": path.name, "pipeline": args.pipeline}
-    configs = {"baseline": BASELINE, "default": {}}
+    changes = dict(s.split("=", 1) for s in (args.set or CANDIDATE))
+    figures: dict[str, Any] = {"file": path.name, "pipeline": args.pipeline, "set": changes}
+    configs = {"baseline": BASELINE, "candidate": changes}
     for name, overrides in configs.items():
         if args.only in (None, name):
             figures[name] = asyncio.run(run(path, args.pipeline, overrides))

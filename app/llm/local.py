@@ -82,7 +82,7 @@ class LocalLlamaServer:
         *,
         n_ctx: int = 4096,
         threads: int = 2,
-        prompt_cache_mb: int = 0,
+        flash_attn: bool = False,
         startup_timeout: float = 120.0,
         log_path: Path | None = None,
     ) -> None:
@@ -91,7 +91,7 @@ class LocalLlamaServer:
         self.model_path = model_path
         self.n_ctx = n_ctx
         self.threads = threads
-        self.prompt_cache_mb = prompt_cache_mb
+        self.flash_attn = flash_attn
         self.startup_timeout = startup_timeout
         self.log_path = log_path
         self.port = 0
@@ -112,9 +112,8 @@ class LocalLlamaServer:
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.threads),
         ]  # fmt: skip
-        if self.prompt_cache_mb > 0:  # keep recent prompt states: a shared prefix is not re-read
-            cmd += ["--cache", "true", "--cache_type", "ram",
-                    "--cache_size", str(self.prompt_cache_mb << 20)]  # fmt: skip
+        if self.flash_attn:  # prompts read faster, decoding not (bench/local_run.py)
+            cmd += ["--flash_attn", "true"]
         return cmd
 
     def start(self) -> None:

@@ -102,7 +102,7 @@ class Engine:
                         settings.local_model_path or bundled_model_path(),
                         n_ctx=settings.local_n_ctx,
                         threads=settings.local_threads,
-                        prompt_cache_mb=settings.local_prompt_cache_mb,
+                        flash_attn=settings.local_flash_attn,
                         startup_timeout=settings.local_startup_timeout,
                         log_path=settings.data_dir / "llama-server.log",
                     )
