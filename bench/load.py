@@ -188,6 +188,10 @@ def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
         "throughput_runs_per_s": round(throughput, 3), "ideal_runs_per_s": round(ideal, 3),
         "efficiency": round(throughput / ideal, 3), "solo_run_s": round(m.solo_s, 3),
         "critical_path_s": round(m.bound.seconds, 3),
+        # the same with the code-only nodes at zero: model latency alone
+        "efficiency_model_calls_only": round(
+            throughput / (pool_size / (m.bound.model_calls * args.latency)), 3
+        ),
         "critical_path_model_calls": m.bound.model_calls,
         "efficiency_vs_solo": round(throughput / (pool_size / m.solo_s), 3),
         "latency_p50_s": pct(latency, 0.5) if latency else None,

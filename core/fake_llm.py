@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 
 from core.llm import ChatHandle, ModelSource
 from core.window import Window
@@ -45,24 +45,28 @@ class Call:
 
 @dataclass
 class Script:
-    responses: deque[Response] = field(default_factory=deque)
-    default: Response | None = None
-    calls: list[Call] = field(default_factory=list)
+    responses: deque[Response] = field(default_factory=deque, repr=False)
+    default: Response | None = field(default=None, repr=False)
+    calls: list[Call] = field(default_factory=list, repr=False)
+    record: bool = True  # a long-lived server's fake (provider "fake") keeps no prompts
+    served: int = 0
 
     @classmethod
-    def of(cls, *responses: Response, default: Response | None = None) -> Script:
-        return cls(deque(responses), default)
+    def of(
+        cls, *responses: Response, default: Response | None = None, record: bool = True
+    ) -> Script:
+        return cls(deque(responses), default, record=record)
 
     def next(self, messages: list[BaseMessage], tool: str | None) -> Any:
-        self.calls.append(Call(list(messages), tool))
+        self.served += 1
+        if self.record:
+            self.calls.append(Call(list(messages), tool))
         if self.responses:
             item = self.responses.popleft()
         elif self.default is not None:
             item = self.default
         else:
-            raise AssertionError(
-                f"fake model script exhausted (call {len(self.calls)}, tool={tool})"
-            )
+            raise AssertionError(f"fake model script exhausted (call {self.served}, tool={tool})")
         if callable(item) and not isinstance(item, BaseException):
             item = item(list(messages), tool)
         if isinstance(item, BaseException):
@@ -82,7 +86,7 @@ class ScriptedChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    script: Script
+    script: Script = Field(repr=False)  # LangChain serializes an unserializable model by repr
     latency: float = 0.0
     tool_name: str | None = None
     disable_streaming: bool | Literal["tool_calling"] = True

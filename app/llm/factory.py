@@ -58,7 +58,9 @@ class ModelFactory(ModelSource):
         self._limits: dict[str, asyncio.Semaphore] = {}
         # the `fake` provider stands in for a real model (demos, browser tests): it streams
         self._fakes = FakeModels(
-            default=Script.of(default=canned), latency=settings.fake_latency, stream=True
+            default=Script.of(default=canned, record=False),
+            latency=settings.fake_latency,
+            stream=True,
         )
         self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
         # EDESK_FAULTS (fake provider only): model failures injected at named nodes

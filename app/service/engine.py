@@ -32,6 +32,7 @@ from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput
 from core.telemetry import tracer
+from core.tone import load_lexicon
 from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline, state_types
 
@@ -95,6 +96,7 @@ class Engine:
         factory's (tests, benchmarks)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         async with AsyncExitStack() as stack:
+            await asyncio.to_thread(load_lexicon)  # the facts node's dictionary, once a process
             if models is None:
                 local_url = None
                 if settings.uses_local():

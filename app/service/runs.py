@@ -6,6 +6,7 @@ is what the API routes use: submit, stream (log replay + live bus), wait, cancel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections import Counter
@@ -29,6 +30,56 @@ from core.options import RunOptions
 from core.transcript import parse_transcript
 
 log = logging.getLogger("earnings_desk.runs")
+
+
+class EventWriter:
+    """A run's progress events, appended to its log in order by one background task, so the
+    graph never waits on the database between steps: whatever queued while a write was in
+    flight goes in the next write, as one transaction, then one wake-up for the streams.
+    `flush` waits until every event put so far is stored (and raises what a write raised);
+    a process killed before a flush loses at most the unwritten node events, which a resume
+    restores from the checkpoint (`RunExecutor._recover_node_events`)."""
+
+    def __init__(self, store: Store, bus: Bus, run_id: str) -> None:
+        self.store, self.bus, self.run_id = store, bus, run_id
+        self._pending: list[BaseModel] = []
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._error: BaseException | None = None
+        self._task = asyncio.create_task(self._run(), name=f"events {run_id}")
+
+    def put(self, event: BaseModel) -> None:
+        if self._error is not None:
+            return  # the next flush raises it
+        self._pending.append(event)
+        self._idle.clear()
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._pending = self._pending, []
+            try:
+                if batch:
+                    await self.store.append_events(self.run_id, batch)
+                    await self.bus.notify(self.run_id)
+            except Exception as exc:  # kept for flush: the run's executor decides
+                self._error = exc
+                self._pending.clear()
+            if not self._pending:
+                self._idle.set()
+
+    async def flush(self) -> None:
+        await self._idle.wait()
+        if self._error is not None:
+            raise self._error
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
 
 
 def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> float | None:
@@ -127,6 +178,7 @@ class RunExecutor:
         so the run is retried from its checkpoint rather than failed for an outage."""
         run_id = record.id
         run_id_var.set(run_id)  # every log line of this task names the run (JSON logs)
+        writer = EventWriter(self.store, self.bus, run_id)
         try:
             control.cancelled = record.cancel_requested  # asked before a restart
             await self.store.update(run_id, status="running", started_at=now())
@@ -139,7 +191,7 @@ class RunExecutor:
                 None if resume else parse_transcript(record.input.transcript),
                 record.input.call,
                 run_id=run_id,
-                on_event=lambda e: self._on_event(run_id, e),
+                on_event=lambda e: self._on_event(writer, e),
                 options=self.options_for(record),
                 control=control,
                 stream_tokens=self.options_for(record).stream_tokens,
@@ -149,6 +201,7 @@ class RunExecutor:
                 else None,
                 prices=Prices.model_validate(record.input.prices) if record.input.prices else None,
             )
+            await writer.flush()
             if resume:
                 await self._recover_node_events(record, outcome)
             await self._finish(record, outcome)
@@ -158,6 +211,8 @@ class RunExecutor:
             if infra_raises and is_infra_error(exc):
                 raise
             log.exception("run %s crashed outside the graph", run_id)
+            with contextlib.suppress(Exception):  # what the run logged goes first
+                await writer.flush()
             await self.store.update(
                 run_id,
                 status="failed",
@@ -168,6 +223,8 @@ class RunExecutor:
             await self.publish(run_id, RunError(run_id=run_id, message=str(exc)))
             await self.publish(run_id, RunFinished(run_id=run_id, status="failed", reason="error"))
             run_finished(record.pipeline, "failed", [])
+        finally:
+            await writer.close()
 
     async def _finish(self, record: RunRecord, outcome: RunOutcome) -> None:
         """Write the final status and report, then publish the stashed run_finished event, so a
@@ -227,13 +284,13 @@ class RunExecutor:
         )
         return list(snapshot.values.get("trace", []))
 
-    async def _on_event(self, run_id: str, event: BaseModel) -> None:
+    async def _on_event(self, writer: EventWriter, event: BaseModel) -> None:
         if isinstance(event, TokenDelta):
             await self.bus.token(event)
             return
         if isinstance(event, RunFinished):
             return  # published by _finish once the run's record is final
-        await self.publish(run_id, event)
+        writer.put(event)
 
     async def publish(self, run_id: str, event: BaseModel) -> None:
         await self.store.append_event(run_id, event)

@@ -224,6 +224,30 @@ class Store:
                 continue
         raise RuntimeError(f"could not append an event to {stream_id}")
 
+    async def append_events(self, stream_id: str, events: Sequence[BaseModel]) -> int:
+        """Persist several events in order in one transaction; returns the last sequence
+        number. A writer racing for the same numbers makes this retry from the new end."""
+        if not events:
+            return await self.last_seq(stream_id)
+        data = [e.model_dump(mode="json") for e in events]
+        top = sa.select(sa.func.coalesce(sa.func.max(event_log.c.seq), 0)).where(
+            event_log.c.stream_id == stream_id
+        )
+        for _ in range(20):
+            try:
+                async with self._tx() as conn:
+                    last = int((await conn.execute(top)).scalar_one())
+                    rows = [
+                        {"stream_id": stream_id, "seq": last + i, "type": d["type"],
+                         "data": json.dumps(d)}
+                        for i, d in enumerate(data, 1)
+                    ]  # fmt: skip
+                    await conn.execute(event_log.insert(), rows)
+                    return last + len(rows)
+            except sa.exc.IntegrityError:
+                continue
+        raise RuntimeError(f"could not append events to {stream_id}")
+
     async def last_seq(self, stream_id: str, event_type: str | None = None) -> int:
         """The stream's last sequence number (of `event_type`, when given); 0 when none."""
         where = [event_log.c.stream_id == stream_id]

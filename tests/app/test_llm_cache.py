@@ -25,7 +25,7 @@ async def _run(settings: Settings, text: str, pipeline: str = "findebate") -> tu
     ) as engine:
         out = await engine.run(pipeline, parse_transcript(text))
         assert isinstance(engine.models, ModelFactory)
-        return out.report, len(engine.models._fakes.default.calls)  # type: ignore[union-attr]
+        return out.report, engine.models._fakes.default.served  # type: ignore[union-attr]
 
 
 async def test_cache_hit_is_identical_with_zero_model_calls(
