@@ -52,6 +52,16 @@ class Settings(BaseSettings, RunOptions):
         'table (app/llm/tokens.py), e.g. {"qwen2.5": 32768}; "fake" sizes the fake models',
     )
 
+    alphavantage_api_key: str = Field(
+        default="",
+        repr=False,
+        description="Alpha Vantage key: `analyze --ticker T --call-date D --fetch` gets the "
+        "statements, prices and EPS consensus instead of files",
+    )
+    alphavantage_min_interval: float = Field(
+        default=12.0, ge=0, description="seconds between Alpha Vantage requests (free tier: 5/min)"
+    )
+
     local_model_path: Path | None = None
     local_n_ctx: int = 4096
     local_threads: int = 2

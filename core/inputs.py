@@ -118,6 +118,35 @@ class QuarterStatement(BaseModel):
         return {k: v for k, v in values.items() if v is not None}
 
 
+class EpsConsensus(BaseModel):
+    """The data vendor's reported vs estimated EPS for the call's quarter (Alpha Vantage's
+    EARNINGS endpoint): the consensus was published before the call, the reported figure is
+    what the call announced. Marked as vendor data wherever it is shown."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fiscalDateEnding: IsoDate
+    reportedDate: IsoDate
+    reportedEPS: Amount = None
+    estimatedEPS: Amount = None
+    surprise: Amount = None
+    surprisePercentage: Amount = None
+    source: str = "Alpha Vantage EARNINGS (data vendor)"
+
+    def text(self) -> str:
+        if self.reportedEPS is None or self.estimatedEPS is None:
+            return (f"EPS consensus for the quarter ending {self.fiscalDateEnding}: not given "
+                    f"by {self.source}")  # fmt: skip
+        diff = self.reportedEPS - self.estimatedEPS
+        word = "beat" if diff > 0 else "missed" if diff < 0 else "met"
+        pct = f" ({self.surprisePercentage:+.1f}%)" if self.surprisePercentage is not None else ""
+        return (
+            f"Reported EPS {self.reportedEPS:.2f} vs consensus estimate {self.estimatedEPS:.2f}: "
+            f"{word} by {abs(diff):.2f}{pct}, quarter ending {self.fiscalDateEnding}, reported "
+            f"{self.reportedDate} (source: {self.source})"
+        )
+
+
 class Financials(BaseModel):
     """Current quarter, previous quarter, same quarter last year (the seeds' layout), plus any
     further quarters (`quarters`, e.g. four for the conversation pipeline's Analyst)."""
@@ -132,6 +161,7 @@ class Financials(BaseModel):
     ecc: str | None = Field(default=None, alias="ECC")
     quarter: str | None = Field(default=None, alias="Quarter")
     year: str | None = Field(default=None, alias="Year")
+    consensus: EpsConsensus | None = None
 
     @model_validator(mode="after")
     def _dates_in_order(self) -> Financials:
@@ -153,11 +183,14 @@ class Financials(BaseModel):
 
     def figures_text(self) -> str:
         """Every reported amount as plain numbers, a grounding source for the report's figures."""
-        return "\n".join(
+        lines = [
             f"{q.fiscalDateEnding} {name} {value:.0f}"
             for q in self.ordered()
             for name, value in q.reported().items()
-        )
+        ]
+        if self.consensus is not None:
+            lines.append(self.consensus.text())
+        return "\n".join(lines)
 
 
 class PriceBar(BaseModel):
@@ -376,4 +409,6 @@ def comparison_table(financials: Financials) -> str:
             f"| {name} | {current:,.0f} | {cell(prev, field)} | {_change(current, p)} "
             f"| {cell(year, field)} | {_change(current, y)} |"
         )
+    if financials.consensus is not None:
+        rows += ["", financials.consensus.text()]
     return "\n".join(rows)

@@ -95,6 +95,8 @@ def financials_table(financials: Financials | None, quarters: int = 4) -> str:
         if any(v is not None for v in values):
             cells = " | ".join("n/a" if v is None else f"{v:,.0f}" for v in values)
             rows.append(f"| {label} | {cells} |")
+    if financials.consensus is not None:
+        rows += ["", financials.consensus.text()]
     return "\n".join(rows)
 
 

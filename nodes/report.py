@@ -118,6 +118,9 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     facts = state.get("facts")
     if facts is not None:  # code's section first, then the model's prose
         header = f"{header}\n\n{facts_markdown(facts)}"
+    fin = state.get("financials")
+    if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
+        header = f"{header}\n\n**Against consensus (data vendor):** {fin.consensus.text()}"
     return Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",

@@ -110,6 +110,42 @@ def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | N
     return loaded["financials"], loaded["prices"]
 
 
+async def fetch_inputs(
+    args: argparse.Namespace,
+    settings: Settings,
+    financials: Financials | None,
+    prices: Prices | None,
+) -> tuple[Financials | None, Prices | None]:
+    """--fetch: what the files did not give, from Alpha Vantage (cached, rate-limited)."""
+    from datetime import date
+
+    from app.market.alphavantage import AlphaVantage, VendorError
+
+    if not args.ticker:
+        raise UsageError("--fetch needs --ticker")
+    if not args.call_date:
+        raise UsageError("--fetch needs --call-date YYYY-MM-DD (nothing from that day on is used)")
+    try:
+        call_date = date.fromisoformat(args.call_date)
+    except ValueError:
+        raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
+    if not settings.alphavantage_api_key:
+        raise UsageError("--fetch needs EDESK_ALPHAVANTAGE_API_KEY")
+    vendor = AlphaVantage(
+        settings.alphavantage_api_key,
+        settings.data_dir / "alphavantage",
+        min_interval=settings.alphavantage_min_interval,
+    )
+    try:
+        if financials is None:
+            financials = await vendor.financials(args.ticker, call_date)
+        if prices is None:
+            prices = await vendor.prices(args.ticker, call_date, args.benchmark)
+    except (VendorError, ValidationError) as exc:
+        raise UsageError(str(exc)) from None
+    return financials, prices
+
+
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     assert outcome.report is not None
@@ -126,6 +162,8 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     financials, prices = read_inputs(args)
+    if args.fetch:
+        financials, prices = await fetch_inputs(args, settings, financials, prices)
     try:
         options = resolve(args, args.pipeline, settings.run_defaults())
     except OptionError as exc:
@@ -213,6 +251,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="daily OHLCV before the call, JSON or CSV (symbol column optional)",
     )
     an.add_argument("--benchmark", default="SPY", help="benchmark symbol in --prices (SPY)")
+    an.add_argument(
+        "--fetch",
+        action="store_true",
+        help="fetch statements, prices and EPS consensus for --ticker from Alpha Vantage "
+        "(EDESK_ALPHAVANTAGE_API_KEY; needs --call-date)",
+    )
+    an.add_argument("--call-date", metavar="YYYY-MM-DD", help="the call's date (for --fetch)")
     add_flags(an)
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"

@@ -1,0 +1,1 @@
+"""Market data fetched by ticker (Alpha Vantage)."""
