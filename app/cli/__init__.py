@@ -210,11 +210,44 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
 
 
+async def fetch_price_files(folder: Path, calls: Path, benchmark: str | None) -> list[str]:
+    """backtest --fetch: TICKER.json (every daily bar the vendor has) for each ticker of the
+    calls, and the benchmark, that `folder` has no file for. Returns the tickers fetched."""
+    from app.evaluation.backtest import BacktestError, read_calls
+    from app.market.alphavantage import AlphaVantage, VendorError
+
+    settings = Settings()
+    if not settings.alphavantage_api_key:
+        raise BacktestError("--fetch needs EDESK_ALPHAVANTAGE_API_KEY")
+    wanted = sorted({c.ticker for c in read_calls(calls).values()} | {benchmark or ""} - {""})
+    missing = [
+        t for t in wanted if not any((folder / f"{t}{s}").is_file() for s in (".csv", ".json"))
+    ]
+    vendor = AlphaVantage(
+        settings.alphavantage_api_key,
+        settings.data_dir / "alphavantage",
+        min_interval=settings.alphavantage_min_interval,
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    for ticker in missing:
+        try:
+            series = await vendor.series(ticker)
+        except (VendorError, ValidationError) as exc:
+            raise BacktestError(str(exc)) from None
+        (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
+    return missing
+
+
 def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> int:
     from app.evaluation.backtest import BacktestError, backtest, write
 
     eval_out = Path(args.eval_out)
     try:
+        if args.fetch:
+            fetched = asyncio.run(fetch_price_files(Path(args.prices), Path(args.calls),
+                                                    args.benchmark))  # fmt: skip
+            if fetched:
+                console.print(f"fetched prices of {', '.join(fetched)}", highlight=False)
         result = backtest(eval_out, Path(args.prices), Path(args.calls), args.benchmark or None)
         paths = write(result, Path(args.out) if args.out else eval_out / "backtest")
     except BacktestError as exc:
@@ -277,6 +310,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="call dates: CSV id,ticker,date or a manifest.json with call_date per item",
     )  # fmt: skip
     bt.add_argument("--benchmark", default="SPY", help="benchmark ticker in --prices (SPY)")
+    bt.add_argument(
+        "--fetch",
+        action="store_true",
+        help="first fetch the daily prices --prices lacks (each call's ticker and the "
+        "benchmark) from Alpha Vantage into it (EDESK_ALPHAVANTAGE_API_KEY)",
+    )
     bt.add_argument("--out", help="output folder (default EVAL_OUT/backtest)")
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
     gr.add_argument("name", choices=list(PIPELINES))

@@ -154,3 +154,31 @@ def test_analyze_fetch_end_to_end(
         assert main(bad) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "Alpha Vantage" in err and "ZZZZ" in err and KEY not in err
+
+
+def test_backtest_fetch_fills_the_price_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`backtest --fetch`: the call's ticker and the benchmark come from the vendor into the
+    price folder (as plain series), then the calls are scored against them."""
+    from core.fake_llm import block
+
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EDESK_ALPHAVANTAGE_MIN_INTERVAL", "0")
+    ev, prices, calls = tmp_path / "eval", tmp_path / "prices", tmp_path / "calls.csv"
+    b = block(("LONG", "LONG", "LONG"), (80, 80, 80))
+    recs = [{"horizon": h, **b[k]} for h, k in zip(("1d", "1w", "1m"), b, strict=True)]
+    (ev / "reports/local/findebate").mkdir(parents=True)
+    (ev / "reports/local/findebate/A.json").write_text(json.dumps({"report": {
+        "recommendations": recs}}))  # fmt: skip
+    calls.write_text("id,ticker,date\nA,NWO,2026-07-01\n", encoding="utf-8")
+    args = ["backtest", str(ev), "--prices", str(prices), "--calls", str(calls), "--fetch"]
+    assert main(args) == EXIT_USAGE and "EDESK_ALPHAVANTAGE_API_KEY" in capsys.readouterr().err
+    monkeypatch.setenv("EDESK_ALPHAVANTAGE_API_KEY", KEY)
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=vendor)
+        assert main(args) == EXIT_OK, capsys.readouterr()
+        assert route.call_count == 2  # NWO and SPY
+    assert sorted(p.name for p in prices.iterdir()) == ["NWO.json", "SPY.json"]
+    assert "fetched prices of NWO, SPY" in capsys.readouterr().out
+    assert (ev / "backtest" / "backtest.csv").is_file()
