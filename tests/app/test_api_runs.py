@@ -156,7 +156,34 @@ def test_cost_when_prices_configured(tmp_path: Path) -> None:
         run = client.post(
             "/v1/runs?wait=true", json={"transcript": TEXT, "pipeline": "zero_shot"}
         ).json()
+        detail = client.get(f"/v1/runs/{run['id']}").json()
     assert run["cost_usd"] is not None and run["cost_usd"] > 0
+    # exactly the synthesizer's tokens at its prices (per million), nothing for unpriced roles
+    used = [t["usage"]["fake:synthesizer"] for t in detail["report"]["trace"]
+            if "fake:synthesizer" in t["usage"]]  # fmt: skip
+    prompt, completion = (sum(u[0] for u in used), sum(u[1] for u in used))
+    assert prompt > 0 and completion > 0
+    assert run["cost_usd"] == round((prompt * 1000.0 + completion * 2000.0) / 1e6, 6)
+
+
+def test_cost_formula_exact() -> None:
+    """A known token count at known prices: 1,234 prompt and 567 completion tokens at $2.50 and
+    $10 per million, plus an unpriced model that costs nothing."""
+    from datetime import UTC, datetime
+
+    from app.service.runs import cost_of
+    from core.contract import NodeTrace
+
+    at = datetime(2026, 11, 23, tzinfo=UTC)
+    trace = [
+        NodeTrace(node="a", started_at=at, ended_at=at, duration_ms=0,
+                  usage={"openai:gpt-4o": (1234, 567), "local:x": (10**6, 10**6)}),
+        NodeTrace(node="b", started_at=at, ended_at=at, duration_ms=0,
+                  usage={"openai:gpt-4o": (1000, 0)}),
+    ]  # fmt: skip
+    prices = {"openai:gpt-4o": {"prompt": 2.5, "completion": 10.0}}
+    assert cost_of(trace, prices) == round((2234 * 2.5 + 567 * 10.0) / 1e6, 6) == 0.011255
+    assert cost_of(trace, {}) is None
 
 
 def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
@@ -320,3 +347,21 @@ def test_fact_check_and_retriever_options_reach_the_run(tmp_path: Path) -> None:
         run = wait_status(client, run_id, {"succeeded", "degraded", "failed"})
     fc = run["report"]["evidence"]["fact_check"]
     assert fc["enabled"] is False and fc["correction_attempted"] is False
+
+
+def test_retriever_option_reaches_retrieval(tmp_path: Path) -> None:
+    """On a pipeline that retrieves (findebate): bm25 scores are BM25 values, the default
+    hybrid's are reciprocal-rank fusions (at most 2/61 per query pair), so the option's effect
+    shows in the passages' scores."""
+    scores: dict[str, list[float]] = {}
+    with api(tmp_path) as client:
+        for retriever in ("bm25", "hybrid"):
+            body = {"transcript": TEXT, "pipeline": "findebate",
+                    "options": {"retriever": retriever}}  # fmt: skip
+            run_id = client.post("/v1/runs", json=body).json()["id"]
+            run = wait_status(client, run_id, {"succeeded", "degraded", "failed"})
+            passages = run["report"]["evidence"]["passages"]
+            scores[retriever] = [p["score"] for p in passages if p["score"] is not None]
+    assert scores["bm25"] and scores["hybrid"]
+    assert max(scores["hybrid"]) <= 2 / 61 + 1e-9
+    assert max(scores["bm25"]) > 2 / 61

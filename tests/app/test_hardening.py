@@ -280,3 +280,26 @@ def test_no_transcript_financials_or_report_text_in_the_log(logged_server: Any) 
     assert "Uvicorn running" in log or "started" in log  # the log is the server's
     for secret in (MARK, "said margins rose", "Revenue rose 10.7%"):
         assert secret not in log, f"{secret!r} found in the server log"
+
+
+def test_stream_resumes_after_the_header_not_the_query_and_token_ids_resume_after_n(
+    tmp_path: Path,
+) -> None:
+    """The page reopens with `?after=N`; the browser's own reconnect then sends a newer
+    Last-Event-ID header: the header wins. A token id `N.k` resumes after event N (so N+1, the
+    next stored event, is not skipped). Read on the server's stream itself (the page drops
+    repeated ids, so a browser test cannot see these)."""
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "facts"}).json()[
+            "id"
+        ]
+        wait_status(client, run_id, {"succeeded"})
+        url = f"/v1/runs/{run_id}/events"
+        ids = [int(e["id"]) for e in read_sse(client, "GET", url)]
+        assert ids == list(range(1, len(ids) + 1)) and len(ids) >= 5
+        both = read_sse(client, "GET", f"{url}?after=1", headers={"Last-Event-ID": "3"})
+        assert [int(e["id"]) for e in both][0] == 4  # the header's 3, not the query's 1
+        query_only = read_sse(client, "GET", f"{url}?after=2")
+        assert [int(e["id"]) for e in query_only][0] == 3
+        token = read_sse(client, "GET", url, headers={"Last-Event-ID": "3.7"})
+        assert [int(e["id"]) for e in token][0] == 4  # after event 3, not after 4

@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.exports.pdf import report_pdf
 from core.contract import Report
 from tests.app.api_helpers import api, wait_status
@@ -70,8 +72,29 @@ def test_formatting_in_table_cells_and_images(tmp_path: Path) -> None:
         "| `1d` | **Beat** on `EPS` and [guidance](https://example.com) |\n\n"
         f"![a chart]({secret}) and ![remote](http://10.0.0.1/x.png)\n"
     )
-    text = _pdf_text(report_pdf(_report(md), font_dir=tmp_path))
+    from PIL import Image
+
+    Image.new("RGB", (8, 8), "red").save(secret)  # a real image the renderer could embed
+    opened: list[str] = []
+    real_open = Image.open
+
+    def spy(fp: Any, *a: Any, **kw: Any) -> Any:
+        opened.append(str(fp))
+        return real_open(fp, *a, **kw)
+
+    import socket
+
+    def no_network(*a: Any, **kw: Any) -> Any:
+        raise AssertionError(f"the PDF renderer opened a connection: {a}")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Image, "open", spy)
+        mp.setattr(socket, "create_connection", no_network)
+        mp.setattr(socket.socket, "connect", no_network)
+        pdf = report_pdf(_report(md), font_dir=tmp_path)
+    text = _pdf_text(pdf)
     assert "Beat on EPS and guidance" in text and "a chart" in text and "remote" in text
+    assert b"/Subtype /Image" not in pdf and not opened  # the alt text, never the image
 
 
 def test_layout_refusal_prints_the_source(tmp_path: Path, monkeypatch: Any) -> None:

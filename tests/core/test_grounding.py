@@ -63,3 +63,15 @@ def test_ectsum_scale_words() -> None:
     [call_b] = extract_figures("$6.15 billion")
     [call_m] = extract_figures("$109.8 million")
     assert same_figure(bln, call_b) and same_figure(mln, call_m) and bln.value == 6.15e9
+
+
+def test_a_percentage_never_matches_a_plain_amount_of_the_same_value() -> None:
+    """Both directions, same value: 12% is not grounded by "12 stores", nor 12 stores by 12%."""
+    from core.grounding import check_numbers
+
+    [pct] = check_numbers("Gross margin was 12% in the quarter.", ["We opened 12 stores."])
+    assert pct.kind == "percent" and not pct.grounded
+    [plain] = check_numbers("We opened 12 stores.", ["Gross margin was 12% in the quarter."])
+    assert plain.kind != "percent" and not plain.grounded
+    [both] = check_numbers("Gross margin was 12%.", ["margin of 12 percent"])
+    assert both.grounded  # the same percentage, written otherwise, still matches
