@@ -153,5 +153,8 @@ def _document_keys(spec: dict[str, Any]) -> None:
     }
     for path, operations in spec["paths"].items():
         if path.startswith(("/v1/runs", "/v1/evals")):
-            for operation in operations.values():
-                operation["security"] = [{"bearer": []}, {"access_token": []}]
+            for method, operation in operations.items():
+                stream = method == "get" and path.endswith("/events")  # EventSource only
+                operation["security"] = (
+                    [{"bearer": []}, {"access_token": []}] if stream else [{"bearer": []}]
+                )

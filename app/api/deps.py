@@ -29,15 +29,30 @@ def get_manager(request: Request) -> RunManager:
     return manager
 
 
+def is_event_stream(request: Request) -> bool:
+    """A GET of a run's or an evaluation's event stream (what EventSource opens)."""
+    return request.method == "GET" and request.url.path.rstrip("/").endswith("/events")
+
+
 def get_owner(request: Request) -> str | None:
     """None when auth is off; else a stable id of the caller's key (runs are scoped to it).
-    EventSource cannot send headers, so `?access_token=` is accepted as well."""
+    EventSource cannot send headers, so `?access_token=` is accepted on the event streams
+    (`GET .../events`) and nowhere else: a key in a URL ends up in logs and histories."""
     keys: list[str] = request.app.state.settings.api_key_list()
     if not keys:
         return None
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
-    token = token or request.query_params.get("access_token")
+    in_url = request.query_params.get("access_token")
+    if in_url is not None and not token:
+        if not is_event_stream(request):
+            raise ApiError(
+                401,
+                "?access_token= is accepted only on event streams (GET .../events); send "
+                "the key as Authorization: Bearer <key>",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        token = in_url
     if token and any(hmac.compare_digest(token, k) for k in keys):
         return hashlib.sha256(token.encode()).hexdigest()[:16]
     raise ApiError(

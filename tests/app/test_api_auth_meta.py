@@ -32,6 +32,21 @@ def test_keys_required_and_runs_scoped(tmp_path: Path) -> None:
         # EventSource cannot send headers: the key may come as ?access_token=
         events = read_sse(client, "GET", f"/v1/runs/{run_id}/events?access_token=key-a")
         assert events[-1]["event"] == "run_finished"
+        # ... on the event streams only: a key in any other URL is refused, with the reason
+        for method, url in (
+            ("GET", f"/v1/runs/{run_id}"), ("GET", "/v1/runs"),
+            ("GET", f"/v1/runs/{run_id}/report.md"), ("POST", f"/v1/runs/{run_id}/cancel"),
+            ("DELETE", f"/v1/runs/{run_id}"), ("GET", "/v1/evals/e1"),
+        ):  # fmt: skip
+            resp = client.request(method, f"{url}?access_token=key-a")
+            assert resp.status_code == 401, (method, url)
+            assert "only on event streams" in resp.json()["detail"]
+        posted = client.post("/v1/runs?access_token=key-a", json={"transcript": TEXT})
+        assert posted.status_code == 401
+        assert client.get(f"/v1/runs/{run_id}", headers=A).status_code == 200  # nothing lost
+        spec = client.get("/openapi.json").json()["paths"]
+        assert {"access_token": []} in spec["/v1/runs/{run_id}/events"]["get"]["security"]
+        assert {"access_token": []} not in spec["/v1/runs/{run_id}"]["get"]["security"]
         assert client.get("/healthz").status_code == 200  # probes stay open
 
 
