@@ -92,6 +92,13 @@ class Settings(BaseSettings, RunOptions):
 
     # service
     max_runs: int = Field(default=2, description="runs executing at once; the rest wait queued")
+    key_runs_per_minute: int = Field(
+        default=60, description="runs one API key (or, without keys, everyone) may start a minute"
+    )
+    key_runs_in_flight: int = Field(
+        default=20, description="queued + running runs one API key may have at once"
+    )
+    max_queue: int = Field(default=1000, description="queued runs in all; past it, 429")
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
@@ -203,6 +210,9 @@ class Settings(BaseSettings, RunOptions):
     def _positive(self) -> Settings:
         for name in (
             "max_runs",
+            "key_runs_per_minute",
+            "key_runs_in_flight",
+            "max_queue",
             "max_concurrency",
             "local_n_ctx",
             "local_threads",

@@ -47,6 +47,8 @@ def start_server(data: Path, pool: int, latency: float) -> tuple[subprocess.Pope
         "EDESK_EMBEDDINGS": "fake",
         "EDESK_FAKE_LATENCY": str(latency),
         "EDESK_MAX_RUNS": str(pool),
+        "EDESK_KEY_RUNS_PER_MINUTE": "100000",  # one client's 80+ runs a minute, measured
+        "EDESK_KEY_RUNS_IN_FLIGHT": "1000",
         "EDESK_DATA_DIR": str(data),
     }
     proc = subprocess.Popen(

@@ -219,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         "EDESK_EMBEDDINGS": "fake",
         "EDESK_FAKE_LATENCY": str(args.latency),
         "EDESK_MAX_RUNS": str(args.per_worker),
+        # a quarter's batch from one client: the per-key quotas are raised for it
+        "EDESK_KEY_RUNS_IN_FLIGHT": str(args.runs + 10),
+        "EDESK_KEY_RUNS_PER_MINUTE": str(10 * args.runs),
+        "EDESK_MAX_QUEUE": str(args.runs + 10),
     }
     topo = Topology(Path(tempfile.mkdtemp(prefix="edesk-load-")), apis=args.apis,
                     workers=args.workers, env=env)  # fmt: skip

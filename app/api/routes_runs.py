@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -30,7 +32,7 @@ from app.exports.pdf import report_pdf
 from app.exports.tables import report_csv_zip, report_xlsx
 from app.service.runs import RunManager
 from app.settings import Settings
-from app.storage import RunInput, RunRecord, now
+from app.storage import RunInput, RunRecord, Store, now
 from core.contract import Report
 from core.options import RunOptions
 from core.transcript import normalize_newlines
@@ -46,7 +48,7 @@ class RunIdConvertor(StringConvertor):
 
 register_url_convertor("run_id", RunIdConvertor())
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=refusals(401, 422))
-_INTAKE = refusals(413, 415)
+_INTAKE = refusals(413, 415, 429)
 _RUN = refusals(404)
 
 _BODY_DOC: dict[str, Any] = {
@@ -99,6 +101,47 @@ async def _accept(
     """Validate everything, store the input, queue the run. Bad input creates no run."""
     body = await read_run_request(request, settings.max_transcript_bytes)
     check_transcript(body, settings.max_transcript_bytes)
+    lock = getattr(request.app.state, "intake_lock", None)
+    if lock is None:
+        lock = request.app.state.intake_lock = asyncio.Lock()
+    async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
+        await check_quotas(manager.store, owner, settings)
+        return await _store_run(body, manager, owner, settings)
+
+
+async def check_quotas(store: Store, owner: str | None, settings: Settings) -> None:
+    """Per key: runs started in the last minute and runs in flight; overall: the queue. Past a
+    limit, 429 with Retry-After and the limit named; nothing is stored."""
+    in_flight, _ = await store.count_runs(owner=owner, statuses={"queued", "running"})
+    if in_flight >= settings.key_runs_in_flight:
+        raise ApiError(
+            429,
+            f"this key has {in_flight} runs queued or running (limit "
+            f"EDESK_KEY_RUNS_IN_FLIGHT={settings.key_runs_in_flight}); retry when one finishes",
+            headers={"Retry-After": "10"},
+        )
+    window = now() - timedelta(minutes=1)
+    recent, oldest = await store.count_runs(owner=owner, since=window)
+    if recent >= settings.key_runs_per_minute:
+        wait = 60 - (now() - oldest).total_seconds() if oldest else 60
+        raise ApiError(
+            429,
+            f"this key started {recent} runs in the last minute (limit "
+            f"EDESK_KEY_RUNS_PER_MINUTE={settings.key_runs_per_minute})",
+            headers={"Retry-After": str(max(1, math.ceil(wait)))},
+        )
+    queued, _ = await store.count_runs(any_owner=True, statuses={"queued"})
+    if queued >= settings.max_queue:
+        raise ApiError(
+            429,
+            f"the queue is full: {queued} runs waiting (EDESK_MAX_QUEUE={settings.max_queue})",
+            headers={"Retry-After": "30"},
+        )
+
+
+async def _store_run(
+    body: RunCreate, manager: RunManager, owner: str | None, settings: Settings
+) -> RunRecord:
     record = RunRecord(
         id=uuid.uuid4().hex,
         pipeline=body.pipeline,

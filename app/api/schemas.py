@@ -195,11 +195,21 @@ _REFUSALS: dict[int, tuple[type[BaseModel], str]] = {
     413: (FieldErrors, "the body or transcript is over the size limit"),
     415: (ErrorMessage, "a content type other than application/json or multipart/form-data"),
     422: (FieldErrors, "a field is missing or invalid; each problem named"),
+    429: (
+        ErrorMessage,
+        "over a quota (runs per minute or in flight for the key, queue length): "
+        "the limit named; retry after Retry-After seconds",
+    ),
 }
 
 
 def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for the 4xx answers a route can give, with their JSON bodies."""
-    return {
+    docs: dict[int | str, dict[str, Any]] = {
         code: {"model": _REFUSALS[code][0], "description": _REFUSALS[code][1]} for code in codes
     }
+    if 429 in docs:
+        docs[429]["headers"] = {
+            "Retry-After": {"schema": {"type": "string"}, "description": "seconds to wait"}
+        }
+    return docs

@@ -9,7 +9,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -163,6 +163,32 @@ class Store:
         )
         total = (await self._rows(count))[0][0]
         return [to_run(r) for r in await self._rows(page)], int(total)
+
+    async def count_runs(
+        self,
+        *,
+        owner: str | None = None,
+        any_owner: bool = False,
+        statuses: set[str] | None = None,
+        since: datetime | None = None,
+    ) -> tuple[int, datetime | None]:
+        """(how many runs, the oldest one's created_at) of `owner` (every owner with
+        `any_owner`), in `statuses`, created at or after `since`: the intake's quotas."""
+        where: list[sa.ColumnElement[bool]] = []
+        if not any_owner:
+            where.append(runs.c.owner == owner if owner is not None else runs.c.owner.is_(None))
+        if statuses:
+            where.append(runs.c.status.in_(sorted(statuses)))
+        if since is not None:
+            where.append(runs.c.created_at >= since)
+        stmt = sa.select(sa.func.count(), sa.func.min(runs.c.created_at)).where(*where)
+        row: Any = (await self._rows(stmt))[0]
+        count, oldest = row[0], row[1]
+        if isinstance(oldest, str):
+            oldest = datetime.fromisoformat(oldest)
+        if oldest is not None and oldest.tzinfo is None:
+            oldest = oldest.replace(tzinfo=UTC)
+        return int(count), oldest
 
     @staticmethod
     def _sets(fields: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,11 @@ MAX_REQUEST = 5_000_000  # > the run intake's transcript + 4 MB of financials/pr
 
 @pytest.fixture(scope="module")
 def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = start_server(tmp_path_factory.mktemp("fuzz"), key=KEY, env={"EDESK_SSE_HEARTBEAT": "1"})
+    # quotas raised: the fuzzer exercises the routes' logic, not the rate limit (its own test)
+    srv = start_server(tmp_path_factory.mktemp("fuzz"), key=KEY, env={
+        "EDESK_SSE_HEARTBEAT": "1", "EDESK_KEY_RUNS_PER_MINUTE": "100000",
+        "EDESK_KEY_RUNS_IN_FLIGHT": "100000", "EDESK_MAX_QUEUE": "100000",
+    })  # fmt: skip
     yield srv
     stop_server(srv)
 

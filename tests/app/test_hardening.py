@@ -303,3 +303,38 @@ def test_stream_resumes_after_the_header_not_the_query_and_token_ids_resume_afte
         assert [int(e["id"]) for e in query_only][0] == 3
         token = read_sse(client, "GET", url, headers={"Last-Event-ID": "3.7"})
         assert [int(e["id"]) for e in token][0] == 4  # after event 3, not after 4
+
+
+def test_per_key_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
+    """Rapid POSTs from one key: past EDESK_KEY_RUNS_PER_MINUTE the rest get 429 with
+    Retry-After, nothing stored for them; another key is not affected."""
+    keys = {"Authorization": "Bearer k1"}, {"Authorization": "Bearer k2"}
+    body = {"transcript": TEXT, "pipeline": "facts"}
+    with api(tmp_path, api_keys="k1,k2", key_runs_per_minute=3) as client:
+        codes = [client.post("/v1/runs", json=body, headers=keys[0]) for _ in range(8)]
+        assert [r.status_code for r in codes] == [202] * 3 + [429] * 5
+        refused = codes[3]
+        assert 1 <= int(refused.headers["Retry-After"]) <= 60
+        assert "EDESK_KEY_RUNS_PER_MINUTE=3" in refused.json()["detail"]
+        assert client.get("/v1/runs", headers=keys[0]).json()["total"] == 3
+        assert client.post("/v1/runs", json=body, headers=keys[1]).status_code == 202
+        streamed = client.post("/v1/runs/stream", json=body, headers=keys[0])
+        assert streamed.status_code == 429  # the streaming intake counts too
+
+
+def test_runs_in_flight_and_queue_length_are_bounded(tmp_path: Path) -> None:
+    body = {"transcript": TEXT, "pipeline": "zero_shot"}
+    with api(tmp_path, latency=0.5, key_runs_in_flight=2, max_runs=1) as client:
+        ids = [client.post("/v1/runs", json=body).json()["id"] for _ in range(2)]
+        third = client.post("/v1/runs", json=body)
+        assert third.status_code == 429 and "EDESK_KEY_RUNS_IN_FLIGHT=2" in third.json()["detail"]
+        assert third.headers["Retry-After"]
+        for run_id in ids:
+            wait_status(client, run_id, {"succeeded"})
+        assert client.post("/v1/runs", json=body).status_code == 202  # room again
+    with api(tmp_path / "q", latency=0.5, max_queue=1, max_runs=1) as client:
+        first = client.post("/v1/runs", json=body).json()["id"]
+        wait_status(client, first, {"running", "succeeded"})
+        assert client.post("/v1/runs", json=body).status_code == 202  # waits in the queue
+        full = client.post("/v1/runs", json=body)
+        assert full.status_code == 429 and "EDESK_MAX_QUEUE=1" in full.json()["detail"]
