@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.service.engine import Engine
+    from core.fake_llm import FakeModels
 
 REPO = Path(__file__).resolve().parents[1]
 ECTSUM = REPO.parent / "shared" / "data" / "ectsum"
@@ -25,3 +32,22 @@ def emit(figures: dict[str, Any]) -> None:
     for key, value in figures.items():
         print(f"{key:>32}: {value}")
     print(json.dumps(figures, sort_keys=True))
+
+
+@asynccontextmanager
+async def fake_engine(models: FakeModels) -> AsyncIterator[Engine]:
+    """An engine on `models` with fake embeddings in a temporary data folder."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from app.service.engine import Engine
+    from app.settings import Settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), provider="fake")
+        async with Engine.open(
+            settings,
+            models=models,
+            embeddings=DeterministicFakeEmbedding(size=32),
+            embedding_name="fake",
+        ) as engine:
+            yield engine

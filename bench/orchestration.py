@@ -21,15 +21,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import tempfile
 import time
-from pathlib import Path
 
-from langchain_core.embeddings import DeterministicFakeEmbedding
-
-from app.service.engine import Durability, Engine
-from app.settings import Settings
-from bench.common import REPO, emit
+from app.service.engine import Durability
+from bench.common import REPO, emit, fake_engine
 from bench.critical import Bound, critical_path
 from core.contract import Report
 from core.fake_llm import FakeModels, Script, canned
@@ -55,26 +50,19 @@ async def measure(
 ) -> tuple[float, float, Report, Bound]:
     text = (REPO / "samples" / "northwind_q2_2026.md").read_text()
     transcript = parse_transcript(text)
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), provider="fake")
-        models = FakeModels(default=Script.of(default=canned), latency=latency)
-        async with Engine.open(
-            settings,
-            models=models,
-            embeddings=DeterministicFakeEmbedding(size=32),
-            embedding_name="fake",
-        ) as engine:
-            await engine.run("findebate", transcript)  # warm-up: ingest, compile caches
-            walls, overheads, bounds = [], [], []
-            graph = build_findebate().compile()
-            for _ in range(runs):
-                t0 = time.perf_counter()
-                out = await engine.run("findebate", transcript, durability=durability)
-                wall = time.perf_counter() - t0
-                assert out.report is not None
-                walls.append(wall)
-                overheads.append(wall - busy_seconds(out.report))
-                bounds.append(critical_path(graph, out.report.trace, latency))
+    models = FakeModels(default=Script.of(default=canned), latency=latency)
+    async with fake_engine(models) as engine:
+        await engine.run("findebate", transcript)  # warm-up: ingest, compile caches
+        walls, overheads, bounds = [], [], []
+        graph = build_findebate().compile()
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            out = await engine.run("findebate", transcript, durability=durability)
+            wall = time.perf_counter() - t0
+            assert out.report is not None
+            walls.append(wall)
+            overheads.append(wall - busy_seconds(out.report))
+            bounds.append(critical_path(graph, out.report.trace, latency))
     assert out.report is not None
     bound = sorted(bounds, key=lambda b: b.seconds)[len(bounds) // 2]
     return statistics.median(walls), statistics.median(overheads), out.report, bound

@@ -15,18 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.messages import BaseMessage
 
 from app.llm.tokens import tiktoken_counter
-from app.service.engine import Engine
-from app.settings import Settings
-from bench.common import ectsum_file, emit
+from bench.common import ectsum_file, emit, fake_engine
 from core.fake_llm import Call, FakeModels, Script, canned
 from core.options import RunOptions
 from core.transcript import parse_transcript
@@ -69,15 +64,8 @@ def options(pipeline: str) -> RunOptions:
 async def run(pipeline: str, text: str) -> list[Call]:
     script = Script.of(default=canned)
     models = FakeModels(default=script, window=Window(1_000_000, 4_000))
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), provider="fake")
-        async with Engine.open(
-            settings,
-            models=models,
-            embeddings=DeterministicFakeEmbedding(size=32),
-            embedding_name="fake",
-        ) as engine:
-            out = await engine.run(pipeline, parse_transcript(text), options=options(pipeline))
+    async with fake_engine(models) as engine:
+        out = await engine.run(pipeline, parse_transcript(text), options=options(pipeline))
     if out.report is None:
         raise SystemExit(f"{pipeline} failed at {out.failed_node}: {out.error}")
     return script.calls
