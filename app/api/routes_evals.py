@@ -74,7 +74,7 @@ class EvalCreate(BaseModel):
         },
     )
 
-    dir: str | None = None
+    dir: str | None = Field(default=None, min_length=1, max_length=4096)
     calls: list[EvalCallIn] | None = Field(default=None, min_length=1, max_length=50)
     pipelines: list[str] = Field(
         default=["facts", "findebate", "zero_shot", "multi_agent"],
@@ -94,6 +94,15 @@ class EvalCreate(BaseModel):
         json_schema_extra=_DISTINCT_PIPELINES,
     )
     concurrency: int = Field(default=1, ge=1, le=8)
+
+    @field_validator("dir")
+    @classmethod
+    def _a_path(cls, folder: str | None) -> str | None:
+        """A folder path is printable text: NUL or another control character (which the file
+        system would refuse with an exception) is a refusal here."""
+        if folder is not None and any(ord(c) < 32 or ord(c) == 127 for c in folder):
+            raise ValueError("dir must be a folder path without control characters (e.g. NUL)")
+        return folder
 
     @model_validator(mode="after")
     def _one_source(self) -> EvalCreate:

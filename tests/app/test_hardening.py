@@ -3,6 +3,7 @@ lone surrogates, JSON nested 100,000 deep, invisible-only transcripts."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -338,3 +339,15 @@ def test_runs_in_flight_and_queue_length_are_bounded(tmp_path: Path) -> None:
         assert client.post("/v1/runs", json=body).status_code == 202  # waits in the queue
         full = client.post("/v1/runs", json=body)
         assert full.status_code == 429 and "EDESK_MAX_QUEUE=1" in full.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "folder", ["\u0000", "a\u0000b", "x\u0007y", "\ud9da\udfc1\u0007\u0090\u00f6\u0000"]
+)
+def test_eval_dir_with_control_characters_is_a_422(tmp_path: Path, folder: str) -> None:
+    """Found by the fuzzer: a NUL in `dir` reached the file system (ValueError, a 500)."""
+    with api(tmp_path, eval_dirs=str(tmp_path)) as client:
+        body = json.dumps({"dir": folder, "ids": None})  # ASCII: \\u escapes, as the fuzzer sent
+        resp = client.post("/v1/evals", content=body, headers={"Content-Type": "application/json"})
+    assert resp.status_code == 422, resp.text
+    assert "control characters" in resp.text and str(tmp_path) not in resp.text

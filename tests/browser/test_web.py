@@ -37,6 +37,19 @@ def wait_node_lit(page: Any, name: str) -> None:
     )
 
 
+def wait_until(page: Any, predicate: str, timeout: float = 90.0) -> None:
+    """Poll a JavaScript predicate with page.evaluate (Playwright's wait_for_function compiles
+    a string with `new Function` in the page when it has to poll, which the page's CSP, rightly
+    without 'unsafe-eval', refuses: whether it polls depends on timing)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(predicate):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout:.0f} s: {predicate}")
+        page.wait_for_timeout(50)
+
+
 def page_seqs(page: Any) -> list[int]:
     """The event ids the page's event log shows, oldest first."""
     seqs = page.locator(".activity li").evaluate_all("els => els.map(e => Number(e.dataset.seq))")
@@ -182,9 +195,8 @@ def test_api_key_asked_once_per_session(keyed_server: Server, page: Any) -> None
     assert "needs an API key" in dialog.locator(".why").inner_text()
     dialog.locator("input").fill("wrong-key")
     dialog.locator("button[type=submit]").click()
-    page.wait_for_function(
-        "document.querySelector('#key-dialog .why').textContent.includes('refused')"
-    )
+    wait_until(page, "() => document.querySelector('#key-dialog .why').textContent"
+                     ".includes('refused')")  # fmt: skip
     dialog.locator("input").fill("desk-key-1")
     dialog.locator("button[type=submit]").click()
     page.wait_for_selector("main h2:text('History')")
@@ -278,12 +290,13 @@ def test_adversarial_running(server: Server, page: Any) -> None:
                               company="Northwind Outfitters")  # fmt: skip
     page.goto(f"{server.url}/#/runs/{run_id}")
     # mid-debate: the briefing and openings done, a speaker writing
-    page.wait_for_function(
+    wait_until(
+        page,
         """() => {
           const n = (s) => document.querySelectorAll(`svg.graph g.node[data-state=${s}]`).length;
           return n("done") >= 6 && n("running") >= 1
             && document.querySelector(".writing pre.stream")?.textContent.length > 20;
-        }"""
+        }""",
     )
     assert node(page, "briefing").get_attribute("data-state") == "done"
     assert server.request("GET", f"/v1/runs/{run_id}")["status"] == "running"
@@ -411,9 +424,8 @@ def test_call_facts_rows_open_their_passages(server: Server, page: Any) -> None:
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     assert page.locator("#drawer .passage mark").inner_text() == figure
     page.locator('.md button.fact[data-fact="Guidance"]').first.click()
-    page.wait_for_function(
-        "document.querySelector('#drawer .passage mark')?.textContent.includes('billion')"
-    )
+    wait_until(page, "() => !!document.querySelector('#drawer .passage mark')?.textContent"
+                     ".includes('billion')")  # fmt: skip
     page.locator('.md button.fact[data-fact="Highlights"]').first.click()
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     page.screenshot(path=str(OUT / "facts-report.png"), full_page=True)
