@@ -3,6 +3,7 @@ graph compiled once), the run store and the run manager, and resumes unfinished 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -76,6 +77,7 @@ def _lifespan(
             store, bus, queue = await open_backends(cfg)
             manager = RunManager(engine, store, cfg, bus, queue)
             app.state.manager = manager
+            app.state.intake_lock = asyncio.Lock()  # the run intake's quota check + insert
             app.state.evals = EvalManager(manager, cfg.data_dir / "evals")
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()

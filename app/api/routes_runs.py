@@ -101,9 +101,7 @@ async def _accept(
     """Validate everything, store the input, queue the run. Bad input creates no run."""
     body = await read_run_request(request, settings.max_transcript_bytes)
     check_transcript(body, settings.max_transcript_bytes)
-    lock = getattr(request.app.state, "intake_lock", None)
-    if lock is None:
-        lock = request.app.state.intake_lock = asyncio.Lock()
+    lock: asyncio.Lock = request.app.state.intake_lock
     async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
         await check_quotas(manager.store, owner, settings)
         return await _store_run(body, manager, owner, settings)

@@ -129,14 +129,8 @@ async def fetch_inputs(
         call_date = date.fromisoformat(args.call_date)
     except ValueError:
         raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
-    if not settings.alphavantage_api_key:
-        raise UsageError("--fetch needs EDESK_ALPHAVANTAGE_API_KEY")
-    vendor = AlphaVantage(
-        settings.alphavantage_api_key,
-        settings.data_dir / "alphavantage",
-        min_interval=settings.alphavantage_min_interval,
-    )
     try:
+        vendor = AlphaVantage.from_settings(settings)
         if financials is None:
             financials = await vendor.financials(args.ticker, call_date)
         if prices is None:
@@ -213,28 +207,20 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
 async def fetch_price_files(folder: Path, calls: Path, benchmark: str | None) -> list[str]:
     """backtest --fetch: TICKER.json (every daily bar the vendor has) for each ticker of the
     calls, and the benchmark, that `folder` has no file for. Returns the tickers fetched."""
-    from app.evaluation.backtest import BacktestError, read_calls
+    from app.evaluation.backtest import BacktestError, PriceFolder, read_calls
     from app.market.alphavantage import AlphaVantage, VendorError
 
-    settings = Settings()
-    if not settings.alphavantage_api_key:
-        raise BacktestError("--fetch needs EDESK_ALPHAVANTAGE_API_KEY")
     wanted = sorted({c.ticker for c in read_calls(calls).values()} | {benchmark or ""} - {""})
-    missing = [
-        t for t in wanted if not any((folder / f"{t}{s}").is_file() for s in (".csv", ".json"))
-    ]
-    vendor = AlphaVantage(
-        settings.alphavantage_api_key,
-        settings.data_dir / "alphavantage",
-        min_interval=settings.alphavantage_min_interval,
-    )
     folder.mkdir(parents=True, exist_ok=True)
-    for ticker in missing:
-        try:
+    have = PriceFolder(folder)
+    missing = [t for t in wanted if have.path(t) is None]
+    try:
+        vendor = AlphaVantage.from_settings(Settings())  # one client: one rate-limit gate
+        for ticker in missing:
             series = await vendor.series(ticker)
-        except (VendorError, ValidationError) as exc:
-            raise BacktestError(str(exc)) from None
-        (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
+            (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
+    except (VendorError, ValidationError) as exc:
+        raise BacktestError(str(exc)) from None
     return missing
 
 

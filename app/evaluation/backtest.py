@@ -91,12 +91,17 @@ class PriceFolder:
             self._cache[ticker] = self._load(ticker)
         return self._cache[ticker]
 
-    def _load(self, ticker: str) -> PriceSeries | None:
+    def path(self, ticker: str) -> Path | None:
+        """The ticker's file (TICKER.csv first, then TICKER.json), if the folder has one."""
         for suffix in (".csv", ".json"):
             path = self.root / f"{ticker}{suffix}"
             if path.is_file():
-                return _read_series(path, ticker)
+                return path
         return None
+
+    def _load(self, ticker: str) -> PriceSeries | None:
+        path = self.path(ticker)
+        return _read_series(path, ticker) if path is not None else None
 
 
 def _read_series(path: Path, ticker: str) -> PriceSeries:

@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from app.settings import Settings
 from core.inputs import EpsConsensus, Financials, Prices, PriceSeries, QuarterStatement
 
 URL = "https://www.alphavantage.co/query"
@@ -58,6 +59,17 @@ class AlphaVantage:
         self._gate = asyncio.Lock()
         self._last = 0.0
         self.requests = 0  # sent to the vendor (cache hits excluded)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AlphaVantage:
+        """The client the settings describe; a VendorError naming the setting without a key."""
+        if not settings.alphavantage_api_key:
+            raise VendorError("--fetch needs EDESK_ALPHAVANTAGE_API_KEY")
+        return cls(
+            settings.alphavantage_api_key,
+            settings.data_dir / "alphavantage",
+            min_interval=settings.alphavantage_min_interval,
+        )
 
     def _cache_path(self, function: str, symbol: str, params: dict[str, str]) -> Path:
         extra = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
