@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,3 +52,31 @@ async def fake_engine(models: FakeModels) -> AsyncIterator[Engine]:
             embedding_name="fake",
         ) as engine:
             yield engine
+
+
+class PeakRss:
+    """Peak resident memory (MB) of named processes, polled in a thread while a block runs:
+    `with PeakRss(lambda: {"worker0": pid, ...}) as rss: ...; rss.peak`."""
+
+    def __init__(self, pids: Callable[[], dict[str, int]], interval: float = 0.25) -> None:
+        self.pids, self.interval = pids, interval
+        self.peak: dict[str, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        from scripts.topology import rss_mb
+
+        while not self._stop.wait(self.interval):
+            for name, pid in self.pids().items():
+                mb = rss_mb(pid)
+                if mb is not None:
+                    self.peak[name] = max(self.peak.get(name, 0.0), mb)
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()

@@ -30,6 +30,7 @@ import httpx
 
 from app.llm.local import _free_port, bundled_model_path
 from bench.common import ectsum_file, emit
+from scripts.topology import rss_mb
 
 REQUESTS = 5
 
@@ -69,11 +70,7 @@ async def measure(server: Path, slots: int, text: str, threads: int) -> dict[str
             t0 = time.perf_counter()
             usage = await asyncio.gather(*(one(i) for i in range(REQUESTS)))
             wall = time.perf_counter() - t0
-        rss = next(
-            int(line.split()[1]) // 1024
-            for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines()
-            if line.startswith("VmRSS:")
-        )
+        rss = round(rss_mb(proc.pid) or 0.0)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

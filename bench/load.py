@@ -24,7 +24,6 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -33,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO, emit
+from bench.common import REPO, PeakRss, emit
 from bench.critical import Bound, critical_path
 from core.contract import Report
 from graphs.findebate import build_findebate
@@ -101,32 +100,6 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-class RssSampler:
-    """Peak resident memory of every API and worker process, sampled twice a second."""
-
-    def __init__(self, topo: Topology) -> None:
-        self.topo = topo
-        self.peak: dict[str, float] = {}
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self.stop.is_set():
-            for p in [*self.topo.api, *self.topo.worker]:
-                mb = p.rss_mb()
-                if mb is not None:
-                    self.peak[p.name] = max(self.peak.get(p.name, 0.0), mb)
-            self.stop.wait(0.5)
-
-    def __enter__(self) -> RssSampler:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        self.thread.join()
-
-
 @dataclass
 class Measured:
     ids: list[str]
@@ -149,7 +122,8 @@ def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
     trace = Report.model_validate(call(f"{apis[0]}/v1/runs/{solo_id}")["report"]).trace
     bound = critical_path(build_findebate().compile(), trace, args.latency)
     reference = node_counts(topo, solo_id)[solo_id]
-    with RssSampler(topo) as rss:
+    procs = [*topo.api, *topo.worker]
+    with PeakRss(lambda: {p.name: p.proc.pid for p in procs if p.proc}, 0.5) as rss:
         t0 = time.monotonic()
         with ThreadPoolExecutor(max_workers=64) as pool:
             ids = list(pool.map(lambda i: post_run(apis[i % len(apis)]), range(args.runs)))

@@ -18,29 +18,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from app.service.engine import Engine
 from app.settings import Settings
-from bench.common import ectsum_file, emit
+from bench.common import PeakRss, ectsum_file, emit
 from core.transcript import parse_transcript
 
 TARGET = 0.70  # the new default's wall / the baseline's, for findebate on CFR_q3_2019
 BASELINE: dict[str, Any] = {"local_flash_attn": False}
 CANDIDATE = ["local_flash_attn=true"]
-
-
-def _rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def _server_pids() -> list[int]:
@@ -56,33 +45,12 @@ def _server_pids() -> list[int]:
     return pids
 
 
-class PeakRss:
-    """Polls the llama.cpp server processes' resident memory (summed) while a run goes."""
-
-    def __init__(self) -> None:
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.25):
-            self.peak = max(self.peak, sum(_rss_mb(p) for p in _server_pids()))
-
-    def __enter__(self) -> PeakRss:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
 async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str, Any]:
     transcript = parse_transcript(path.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), **overrides)
         t0 = time.perf_counter()
-        with PeakRss() as rss:
+        with PeakRss(lambda: {f"llama {p}": p for p in _server_pids()}) as rss:
             async with Engine.open(settings) as engine:
                 startup = time.perf_counter() - t0
                 t1 = time.perf_counter()
@@ -110,7 +78,7 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
         "recommendations": [
             f"{r.horizon}:{r.position}:{r.conviction}" for r in report.recommendations
         ],
-        "server_peak_rss_mb": round(rss.peak),
+        "server_peak_rss_mb": round(sum(rss.peak.values())),
     }
 
 

@@ -80,6 +80,15 @@ def missing() -> list[str]:
     return out
 
 
+def rss_mb(pid: int) -> float | None:
+    """A process's resident memory in MB (Linux /proc), None when it is gone."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return None
+
+
 @dataclass
 class Postgres:
     root: Path
@@ -293,13 +302,7 @@ class EdeskProcess:
         _terminate(self.proc, 20)
 
     def rss_mb(self) -> float | None:
-        if self.proc is None:
-            return None
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return None
+        return rss_mb(self.proc.pid) if self.proc is not None else None
 
 
 @dataclass
