@@ -113,6 +113,16 @@ class Settings(BaseSettings, RunOptions):
         description="comma-separated folders POST /v1/evals may read by `dir` (unset: none; "
         "inline `calls` always work)",
     )
+    retention_days: float | None = Field(
+        default=None,
+        gt=0,
+        description="delete runs that ended more than this many days ago, with their events, "
+        "checkpoints and unused search indexes (swept at start-up and every "
+        "retention_sweep_seconds); unset = keep every run",
+    )
+    retention_sweep_seconds: float = Field(
+        default=3600.0, ge=1.0, description="how often the retention sweep runs"
+    )
     sse_heartbeat: float = 15.0
     sse_poll: float = Field(
         default=5.0, description="seconds a stream waits for a wake-up before re-reading the log"

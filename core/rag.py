@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
+import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,8 +79,18 @@ class TranscriptIndex:
     All methods are blocking (embedding is CPU work): call them off the event loop.
     """
 
-    def __init__(self, client: Any, embeddings: Embeddings, embedding_name: str) -> None:
+    def __init__(
+        self,
+        client: Any,
+        embeddings: Embeddings,
+        embedding_name: str,
+        sqlite_file: Path | None = None,
+    ) -> None:
         self._client = client
+        self._sqlite_file = sqlite_file  # on disk: Chroma's own SQLite file, to shrink
+        self._busy = 0  # operations in flight; the file is only rewritten when none are
+        self._idle = threading.Condition()
+        self._vacuuming = False
         self._embeddings = embeddings
         self._fingerprint = embedding_fingerprint(embedding_name)
         self._locks: dict[str, threading.Lock] = {}
@@ -93,7 +106,7 @@ class TranscriptIndex:
         client = chromadb.PersistentClient(
             path=str(path), settings=Settings(anonymized_telemetry=False, allow_reset=False)
         )
-        return cls(client, embeddings, embedding_name)
+        return cls(client, embeddings, embedding_name, path / "chroma.sqlite3")
 
     @classmethod
     def remote(cls, url: str, embeddings: Embeddings, embedding_name: str) -> TranscriptIndex:
@@ -121,6 +134,58 @@ class TranscriptIndex:
     def collection_name(self, transcript_sha: str, scheme: str) -> str:
         return f"tx-{transcript_sha[:24]}-{scheme}-{self._fingerprint}"
 
+    @contextmanager
+    def _using(self) -> Iterator[None]:
+        """An operation on the index: waits while the file is being rewritten."""
+        with self._idle:
+            while self._vacuuming:
+                self._idle.wait()
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def drop(self, transcript_sha: str) -> list[str]:
+        """Delete every index of this transcript (each chunking scheme, each embedding model),
+        then give the space back (`shrink`); returns the names deleted."""
+        prefix = f"tx-{transcript_sha[:24]}-"
+        dropped = []
+        with self._using():
+            for collection in self._client.list_collections():
+                name = str(getattr(collection, "name", collection))
+                if name.startswith(prefix):
+                    with self._lock(name):
+                        self._client.delete_collection(name)
+                        self._lexical.pop(name, None)
+                    dropped.append(name)
+        if dropped:
+            self.shrink()
+        return dropped
+
+    def shrink(self, min_free: float = 0.25) -> bool:
+        """Give a dropped index's disk back: Chroma (1.5) leaves a deleted collection's vector
+        folder on disk and its documents in the full-text index's segments, and its SQLite
+        file keeps its size. So: remove the folders of segments Chroma no longer lists, merge
+        the full-text index (FTS5 'optimize', SQLite's own maintenance command) and VACUUM
+        when over `min_free` of the file is free pages. Only while no ingest or search is in
+        flight (new ones wait); False when nothing was rewritten (a Chroma server, nothing
+        to gain, or the index busy: the next drop or retention sweep tries again)."""
+        if self._sqlite_file is None or not self._sqlite_file.exists():
+            return False
+        with self._idle:
+            if self._busy or self._vacuuming:
+                return False
+            self._vacuuming = True
+        try:
+            return _shrink_chroma(self._sqlite_file, min_free)
+        finally:
+            with self._idle:
+                self._vacuuming = False
+                self._idle.notify_all()
+
     def _store(self, name: str) -> Any:
         from langchain_chroma import Chroma
 
@@ -144,7 +209,7 @@ class TranscriptIndex:
         if not chunks:
             raise ValueError("nothing to index: the transcript produced no chunks")
         name = self.collection_name(transcript_sha, scheme)
-        with self._lock(name):
+        with self._using(), self._lock(name):
             store = self._store(name)
             existing = store._collection.count()
             if existing == len(chunks):
@@ -160,7 +225,7 @@ class TranscriptIndex:
 
     def lexical(self, collection: str) -> LexicalIndex:
         """The BM25 index of a collection's chunks (built once per process)."""
-        with self._lock(collection):
+        with self._using(), self._lock(collection):
             if collection not in self._lexical:
                 got = self._store(collection).get(include=["documents", "metadatas"])
                 chunks = [
@@ -190,6 +255,18 @@ class TranscriptIndex:
     ) -> dict[str, list[Hit]]:
         """For each dimension run its queries (top k each), merge, de-duplicate by chunk id,
         best first. Scores: cosine similarity (dense), BM25 (bm25), fused rank (hybrid)."""
+        with self._using():
+            return self._search(collection, dimensions, k=k, per_dim=per_dim, retriever=retriever)
+
+    def _search(
+        self,
+        collection: str,
+        dimensions: Mapping[str, Sequence[str]],
+        *,
+        k: int,
+        per_dim: int,
+        retriever: Retriever,
+    ) -> dict[str, list[Hit]]:
         store = self._store(collection)
         lexical = self.lexical(collection) if retriever != "dense" else None
         out: dict[str, list[Hit]] = {}
@@ -208,6 +285,31 @@ class TranscriptIndex:
                         best[chunk.id] = Hit(chunk, score, (dim,))
             out[dim] = sorted(best.values(), key=lambda h: h.score, reverse=True)[:per_dim]
         return out
+
+
+def _shrink_chroma(sqlite_file: Path, min_free: float) -> bool:
+    conn = sqlite3.connect(sqlite_file, timeout=5, isolation_level=None)
+    try:
+        live = {row[0] for row in conn.execute("SELECT id FROM segments")}
+        for folder in sqlite_file.parent.iterdir():
+            if folder.is_dir() and _UUID.fullmatch(folder.name) and folder.name not in live:
+                shutil.rmtree(folder, ignore_errors=True)
+        fts = "embedding_fulltext_search"
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (fts,)).fetchone():
+            conn.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        if not pages or free / pages < min_free:
+            return False
+        conn.execute("VACUUM")
+        return True
+    except sqlite3.OperationalError:  # Chroma holds a lock after all: next time
+        return False
+    finally:
+        conn.close()
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

@@ -82,9 +82,13 @@ def _lifespan(
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()
             await app.state.evals.resume()
+            sweeper = await _retention(manager, cfg)
             try:
                 yield
             finally:
+                if sweeper is not None:
+                    sweeper.cancel()
+                    await asyncio.gather(sweeper, return_exceptions=True)
                 await app.state.evals.shutdown()
                 await manager.shutdown()
                 if queue is not None:
@@ -93,6 +97,25 @@ def _lifespan(
                 await store.close()
 
     return lifespan
+
+
+async def _retention(manager: RunManager, settings: Settings) -> asyncio.Task[None] | None:
+    """EDESK_RETENTION_DAYS: delete runs that ended longer ago, at start-up (before the first
+    request) and then every sweep period."""
+    days = settings.retention_days
+    if days is None:
+        return None
+    await manager.prune(days)
+
+    async def sweep() -> None:
+        while True:
+            await asyncio.sleep(settings.retention_sweep_seconds)
+            try:
+                await manager.prune(days)
+            except Exception:  # a failed sweep is logged and tried again next period
+                log.exception("retention sweep failed")
+
+    return asyncio.create_task(sweep(), name="retention")
 
 
 def _middleware(app: FastAPI, settings: Settings) -> None:

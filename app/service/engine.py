@@ -158,12 +158,46 @@ class Engine:
         durability: Durability = "async",
         financials: Financials | None = None,
         prices: Prices | None = None,
+        keep_checkpoint: bool = False,
     ) -> RunOutcome:
         """Run one pipeline to its end, or resume it from its checkpoint (`transcript=None`).
         Failures and stops come back in the outcome, naming the node; nothing is raised.
         `durability="sync"` writes each step's checkpoint before the next step starts, so a
         process killed mid-run resumes without re-running finished nodes (the service uses it);
-        "async" overlaps the write with the next step (the CLI, which does not resume)."""
+        "async" overlaps the write with the next step (the CLI, which does not resume).
+        A run that ended well (succeeded, degraded) or was cancelled is never resumed and its
+        report holds what it made, so its checkpoints (a copy of its state) are deleted
+        (`forget`) unless `keep_checkpoint` (the service reads the final state first). A failed
+        run keeps its newest checkpoint (what was done is kept) until the run is deleted; an
+        outage raised mid-run keeps it for the retry."""
+        outcome = await self._run(
+            pipeline, transcript, call, run_id=run_id, on_event=on_event, options=options,
+            control=control, stream_tokens=stream_tokens, durability=durability,
+            financials=financials, prices=prices,
+        )  # fmt: skip
+        if not keep_checkpoint and outcome.status != "failed":
+            await self.forget(outcome.run_id)
+        return outcome
+
+    async def forget(self, run_id: str) -> None:
+        """Delete a run's checkpoints (idempotent)."""
+        await self.checkpointer.adelete_thread(run_id)
+
+    async def _run(
+        self,
+        pipeline: str,
+        transcript: Transcript | None,
+        call: CallInfo | None,
+        *,
+        run_id: str | None,
+        on_event: EventSink | None,
+        options: RunOptions | None,
+        control: RunControl | None,
+        stream_tokens: bool,
+        durability: Durability,
+        financials: Financials | None,
+        prices: Prices | None,
+    ) -> RunOutcome:
         get_pipeline(pipeline)  # a clear KeyError for an unknown name
         run_id = run_id or uuid.uuid4().hex
         run_id_var.set(run_id)  # this task's log lines name the run (JSON logs)

@@ -11,6 +11,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -21,6 +22,7 @@ from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
 from app.service.metrics import run_finished, run_started
 from app.settings import Settings
 from app.storage import TERMINAL, RunRecord, Store, now
+from app.storage.checkpoints import compact as compact_checkpoints
 from app.storage.errors import is_infra_error
 from core.context import RunControl
 from core.contract import NodeTrace
@@ -200,11 +202,15 @@ class RunExecutor:
                 if record.input.financials
                 else None,
                 prices=Prices.model_validate(record.input.prices) if record.input.prices else None,
+                keep_checkpoint=True,  # read by _recover_node_events and _finish, then deleted
             )
             await writer.flush()
             if resume:
                 await self._recover_node_events(record, outcome)
             await self._finish(record, outcome)
+            if outcome.status != "failed":  # never resumed: its state copies go (Engine.run)
+                await self.engine.forget(run_id)
+            await self.compact()
         except asyncio.CancelledError:
             raise  # process shutting down: the run stays `running` and is resumed
         except Exception as exc:  # outside the graph (store, bad checkpoint): fail the run loudly
@@ -295,6 +301,11 @@ class RunExecutor:
     async def publish(self, run_id: str, event: BaseModel) -> None:
         await self.store.append_event(run_id, event)
         await self.bus.notify(run_id)
+
+    async def compact(self) -> None:
+        """Give deleted rows' and checkpoints' space back to the disk (SQLite files)."""
+        await self.store.compact()
+        await compact_checkpoints(self.engine.checkpointer)
 
 
 class RunManager:
@@ -419,13 +430,29 @@ class RunManager:
             control.cancelled = True
         return await self.store.get(run_id)
 
-    async def delete(self, run_id: str) -> None:
-        """Cancel if needed, then remove the run, its events and its checkpoints."""
+    async def delete(self, run_id: str, *, compact: bool = True) -> None:
+        """Cancel if needed, then remove the run, its events, its checkpoints and, when no
+        other run reads the same call, the call's search index; then give the space back."""
         task = self._tasks.get(run_id)
         await self.cancel(run_id)
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        await self.store.delete(run_id)
-        await self.engine.checkpointer.adelete_thread(run_id)
+        sha = await self.store.delete(run_id)
+        await self.engine.forget(run_id)
+        if sha and not await self.store.uses_transcript(sha):
+            await asyncio.to_thread(self.engine.index.drop, sha)
         await self.bus.notify(run_id)
+        if compact:
+            await self.executor.compact()
+
+    async def prune(self, days: float) -> list[str]:
+        """Retention: delete every run that ended more than `days` days ago, as DELETE does
+        (events, checkpoints, unused indexes), then give the space back once."""
+        expired = await self.store.ended_before(now() - timedelta(days=days))
+        for run_id in expired:
+            await self.delete(run_id, compact=False)
+        if expired:
+            await self.executor.compact()
+            log.info("retention: deleted %d run(s) ended over %g days ago", len(expired), days)
+        return expired

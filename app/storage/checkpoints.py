@@ -10,9 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+)
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
 
 _CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
 
@@ -56,6 +64,32 @@ async def _postgres(url: str, serde: JsonPlusSerializer) -> AsyncIterator[BaseCh
         await pool.close()
 
 
+class LatestSqliteSaver(AsyncSqliteSaver):
+    """SQLite keeps each checkpoint whole (every channel, the transcript included): a run of N
+    steps stored N copies of its call. Only the newest checkpoint and its pending writes are
+    needed to resume (runs are never rewound), so saving one deletes the thread's older
+    ones."""
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        saved = await super().aput(config, checkpoint, metadata, new_versions)
+        keys = (str(saved["configurable"]["thread_id"]), saved["configurable"]["checkpoint_ns"])
+        async with self.lock:
+            for table in ("checkpoints", "writes"):
+                await self.conn.execute(
+                    f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? "
+                    "AND checkpoint_id != ?",
+                    (*keys, checkpoint["id"]),
+                )
+            await self.conn.commit()
+        return saved
+
+
 @asynccontextmanager
 async def checkpointer(
     database_url: str | None, sqlite_path: Path, allowed_types: tuple[type, ...]
@@ -66,10 +100,20 @@ async def checkpointer(
         async with _postgres(database_url, serde) as pg:
             yield pg
         return
+    await asyncio.to_thread(make_shrinkable, sqlite_path)
     conn = await aiosqlite.connect(str(sqlite_path))
+    await conn.execute(JOURNAL_LIMIT)
     try:
-        saver = AsyncSqliteSaver(conn, serde=serde)
+        saver = LatestSqliteSaver(conn, serde=serde)
         await saver.setup()
         yield saver
     finally:
         await conn.close()
+
+
+async def compact(saver: BaseCheckpointSaver[Any]) -> None:
+    """Give deleted checkpoints' space back to the disk (the SQLite file; PostgreSQL's
+    autovacuum reuses it in place)."""
+    if isinstance(saver, AsyncSqliteSaver):
+        async with saver.lock:
+            await saver.conn.executescript(SHRINK)

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from app.storage import migrate
 from app.storage.records import (
+    TERMINAL,
     EvalRecord,
     EvalResult,
     EvalSpec,
@@ -27,11 +28,15 @@ from app.storage.records import (
     StoredEvent,
     now,
 )
+from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
 from app.storage.tables import evals, event_log, runs
 from core.contract import Report
+from core.transcript import transcript_sha256
 
 UNFINISHED = ("queued", "running")
-_RUN_COLUMNS = [c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts")]
+_RUN_COLUMNS = [
+    c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts", "transcript_sha")
+]
 _IMMUTABLE = frozenset({"id", "created_at", "input"})
 
 
@@ -87,6 +92,7 @@ class Store:
         async_url, sync_url = database_urls(database_url, sqlite_path)
         if not database_url:
             sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(make_shrinkable, sqlite_path)
         await asyncio.to_thread(migrate.upgrade, sync_url)
         if database_url:
             engine = create_async_engine(async_url, pool_size=10, pool_pre_ping=True)
@@ -129,6 +135,7 @@ class Store:
         values = {c.name: _value(getattr(record, c.name)) for c in _RUN_COLUMNS}
         # the options as given (unset fields stay unset: the executing engine's defaults)
         values["input"] = record.input.model_dump_json(exclude_unset=True)
+        values["transcript_sha"] = transcript_sha256(record.input.transcript)
         await self._write_rows(runs.insert().values(values))
 
     async def get(self, run_id: str) -> RunRecord | None:
@@ -221,11 +228,38 @@ class Store:
         )
         return [to_run(r) for r in await self._rows(stmt)]
 
-    async def delete(self, run_id: str) -> None:
-        """The run and its event log."""
+    async def delete(self, run_id: str) -> str | None:
+        """The run and its event log; returns the run's transcript id (None: no such run)."""
         async with self._tx() as conn:
+            sha = (
+                await conn.execute(sa.select(runs.c.transcript_sha).where(runs.c.id == run_id))
+            ).scalar()
             await conn.execute(event_log.delete().where(event_log.c.stream_id == run_id))
             await conn.execute(runs.delete().where(runs.c.id == run_id))
+        return str(sha) if sha else None
+
+    async def uses_transcript(self, sha: str) -> bool:
+        """Whether any stored run reads this transcript (and so may use its search index)."""
+        stmt = sa.select(runs.c.id).where(runs.c.transcript_sha == sha).limit(1)
+        return bool(await self._rows(stmt))
+
+    async def ended_before(self, cutoff: datetime) -> list[str]:
+        """Ids of the runs that ended (any final status) before `cutoff`, oldest first."""
+        stmt = (
+            sa.select(runs.c.id)
+            .where(runs.c.status.in_(sorted(TERMINAL)), runs.c.finished_at < cutoff)
+            .order_by(runs.c.finished_at)
+        )
+        return [r.id for r in await self._rows(stmt)]
+
+    async def compact(self) -> None:
+        """Give the space of deleted rows back to the file system (SQLite: the free pages and
+        the write-ahead log; PostgreSQL's autovacuum reuses it in place)."""
+        if self._write is None:
+            return
+        async with self._write, self.engine.connect() as conn:
+            driver: Any = (await conn.get_raw_connection()).driver_connection  # aiosqlite
+            await driver.executescript(SHRINK)
 
     # -- event logs (runs and evaluations) --------------------------------------------------
 
@@ -404,4 +438,5 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA busy_timeout=30000")
+    cur.execute(JOURNAL_LIMIT)
     cur.close()

@@ -62,6 +62,8 @@ runs = sa.Table(
     sa.Column("lease_owner", sa.Text),
     sa.Column("lease_until", UtcDateTime),
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    # the transcript's id (core.transcript.transcript_sha256): whose search index it shares
+    sa.Column("transcript_sha", sa.Text),  # indexed: runs_transcript (migration 0004)
 )
 
 # The event log of every run and every evaluation (`stream_id` is the run's or the eval's id):

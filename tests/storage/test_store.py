@@ -11,6 +11,7 @@ from pathlib import Path
 from app.service.events import NodeStarted, RunStarted
 from app.storage import EvalRecord, EvalSpec, RunInput, RunRecord, Store, migrate, now
 from core.options import RunOptions
+from core.transcript import transcript_sha256
 
 # The schema app/store.py created (verbatim) before the store moved to SQLAlchemy + Alembic.
 PRE_MIGRATIONS_SCHEMA = """
@@ -91,7 +92,15 @@ async def test_pre_migration_sqlite_folder_upgrades_in_place(tmp_path: Path) -> 
     with sqlite3.connect(path) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         version = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+        shas = dict(conn.execute("SELECT id, transcript_sha FROM runs"))
+        auto_vacuum = conn.execute("PRAGMA auto_vacuum").fetchone()[0]
     assert {"runs", "event_log", "evals", "alembic_version"} <= tables and "events" not in tables
+    # 0004 filled in each stored run's transcript id; the old file was rewritten to shrink
+    assert shas == {
+        "old-done": transcript_sha256("CEO: revenue rose 5%."),
+        "old-queued": transcript_sha256("CFO: margins fell."),
+    }
+    assert auto_vacuum == 2  # INCREMENTAL
     assert version == migrate.head()
     reopened = await Store.open(None, path)  # a second start applies nothing and loses nothing
     assert (await reopened.get("old-done")) is not None
