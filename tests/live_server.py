@@ -79,10 +79,11 @@ def start_server(
     key: str | None = None,
     fake: bool = True,
     env: dict[str, str] | None = None,
+    port: int | None = None,
 ) -> Server:
     """`earnings-desk serve` in a subprocess: the fake model and embeddings, or (fake=False)
-    the embedded defaults, the bundled model through llama.cpp."""
-    port = free_port()
+    the embedded defaults, the bundled model through llama.cpp. `port`: a restart's."""
+    port = port or free_port()
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDESK_")}
     env |= {"EDESK_DATA_DIR": str(tmp / "data"), "EDESK_SSE_HEARTBEAT": "2"}

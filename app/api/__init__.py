@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -19,6 +20,7 @@ from app import telemetry, web
 from app.api import errors
 from app.api.limits import BodyLimit
 from app.api.routes_evals import router as evals_router
+from app.api.routes_langgraph import router as langgraph_router
 from app.api.routes_meta import pipeline_info
 from app.api.routes_meta import router as meta_router
 from app.api.routes_runs import router as runs_router
@@ -50,11 +52,13 @@ def create_app(
         lifespan=_lifespan(models, embeddings, embedding_name),
     )
     app.state.settings = settings or Settings()
+    app.state.started_at = datetime.now(UTC)
     errors.install(app)
     _middleware(app, app.state.settings)
     app.include_router(runs_router)
     app.include_router(meta_router)
     app.include_router(evals_router)
+    app.include_router(langgraph_router)  # the LangGraph SDK's routes (README "LangGraph SDK")
     web.install(app)
     _document_run_body(app)
     if telemetry.enabled():  # OTEL_EXPORTER_OTLP_ENDPOINT: spans per request, run and node

@@ -43,6 +43,7 @@ def get_owner(request: Request) -> str | None:
         return None
     header = request.headers.get("authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else None
+    token = token or request.headers.get("x-api-key")  # the LangGraph SDK's header
     in_url = request.query_params.get("access_token")
     if in_url is not None and not token:
         if not is_event_stream(request):
@@ -57,7 +58,7 @@ def get_owner(request: Request) -> str | None:
         return hashlib.sha256(token.encode()).hexdigest()[:16]
     raise ApiError(
         401,
-        "missing or invalid API key (Authorization: Bearer <key>)",
+        "missing or invalid API key (Authorization: Bearer <key>, or X-Api-Key: <key>)",
         headers={"WWW-Authenticate": "Bearer"},
     )
 

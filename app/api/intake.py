@@ -54,17 +54,23 @@ def _json_field(name: str, raw: str | None) -> Any:
         raise FieldError(name, f"not valid JSON: {exc.msg} at position {exc.pos}") from None
 
 
+async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
+    """A JSON object body of at most `limit` bytes (413 past it, 422 when it is not one)."""
+    body = await _read_body(request, limit)
+    try:
+        data = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FieldError("", f"malformed JSON body: {exc}", kind="json_invalid") from None
+    if not isinstance(data, dict):
+        raise FieldError("", "the JSON body must be an object", kind="json_invalid")
+    return data
+
+
 async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCreate:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     limit = max_transcript_bytes + EXTRA_BODY_BYTES
     if ctype == "application/json":
-        body = await _read_body(request, limit)
-        try:
-            data = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise FieldError("", f"malformed JSON body: {exc}", kind="json_invalid") from None
-        if not isinstance(data, dict):
-            raise FieldError("", "the JSON body must be an object", kind="json_invalid")
+        data = await read_json_object(request, limit)
     elif ctype == "multipart/form-data":
         _refuse_declared_oversize(request, limit)
         form = await request.form(max_files=1, max_fields=20)

@@ -100,11 +100,25 @@ async def _accept(
 ) -> RunRecord:
     """Validate everything, store the input, queue the run. Bad input creates no run."""
     body = await read_run_request(request, settings.max_transcript_bytes)
+    return await admit(request, body, manager, owner, settings)
+
+
+async def admit(
+    request: Request,
+    body: RunCreate,
+    manager: RunManager,
+    owner: str | None,
+    settings: Settings,
+    *,
+    thread_id: str | None = None,
+) -> RunRecord:
+    """A validated body becomes a stored, queued run, within the quotas (every intake: this
+    API's and the LangGraph routes')."""
     check_transcript(body, settings.max_transcript_bytes)
     lock: asyncio.Lock = request.app.state.intake_lock
     async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
         await check_quotas(manager.store, owner, settings)
-        return await _store_run(body, manager, owner, settings)
+        return await _store_run(body, manager, owner, settings, thread_id)
 
 
 async def check_quotas(store: Store, owner: str | None, settings: Settings) -> None:
@@ -138,13 +152,18 @@ async def check_quotas(store: Store, owner: str | None, settings: Settings) -> N
 
 
 async def _store_run(
-    body: RunCreate, manager: RunManager, owner: str | None, settings: Settings
+    body: RunCreate,
+    manager: RunManager,
+    owner: str | None,
+    settings: Settings,
+    thread_id: str | None,
 ) -> RunRecord:
     record = RunRecord(
         id=uuid.uuid4().hex,
         pipeline=body.pipeline,
         status="queued",
         owner=owner,
+        thread_id=thread_id,
         created_at=now(),
         input=RunInput(
             transcript=body.transcript,

@@ -9,6 +9,7 @@ from app.storage.records import (
     RunRecord,
     RunState,
     StoredEvent,
+    ThreadRecord,
     now,
 )
 from app.storage.store import Store
@@ -22,5 +23,6 @@ __all__ = [
     "RunState",
     "Store",
     "StoredEvent",
+    "ThreadRecord",
     "now",
 ]

@@ -50,6 +50,16 @@ class RunRecord(BaseModel):
     completion_tokens: int = 0
     cost: float | None = None
     cancel_requested: bool = False
+    thread_id: str | None = None
+
+
+class ThreadRecord(BaseModel):
+    """A LangGraph thread: a container of runs (the LangGraph SDK's routes)."""
+
+    id: str
+    owner: str | None = None
+    created_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class EvalCall(BaseModel):

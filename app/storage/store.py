@@ -26,10 +26,11 @@ from app.storage.records import (
     RunInput,
     RunRecord,
     StoredEvent,
+    ThreadRecord,
     now,
 )
 from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
-from app.storage.tables import evals, event_log, runs
+from app.storage.tables import evals, event_log, runs, threads
 from core.contract import Report
 from core.transcript import transcript_sha256
 
@@ -37,7 +38,7 @@ UNFINISHED = ("queued", "running")
 _RUN_COLUMNS = [
     c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts", "transcript_sha")
 ]
-_IMMUTABLE = frozenset({"id", "created_at", "input"})
+_IMMUTABLE = frozenset({"id", "created_at", "input", "thread_id"})
 
 
 def database_urls(database_url: str | None, sqlite_path: Path) -> tuple[str, str]:
@@ -62,7 +63,7 @@ def to_run(row: Any) -> RunRecord:
         report=Report.model_validate_json(m["report"]) if m["report"] else None,
         error=m["error"], failed_node=m["failed_node"], reason=m["reason"],
         prompt_tokens=m["prompt_tokens"], completion_tokens=m["completion_tokens"],
-        cost=m["cost"], cancel_requested=bool(m["cancel_requested"]),
+        cost=m["cost"], cancel_requested=bool(m["cancel_requested"]), thread_id=m["thread_id"],
     )  # fmt: skip
 
 
@@ -260,6 +261,34 @@ class Store:
         async with self._write, self.engine.connect() as conn:
             driver: Any = (await conn.get_raw_connection()).driver_connection  # aiosqlite
             await driver.executescript(SHRINK)
+
+    # -- LangGraph threads --------------------------------------------------------------------
+
+    async def create_thread(self, record: ThreadRecord) -> None:
+        values = record.model_dump()
+        values["metadata"] = json.dumps(record.metadata)
+        await self._write_rows(threads.insert().values(values))
+
+    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
+        rows = await self._rows(sa.select(threads).where(threads.c.id == thread_id))
+        if not rows:
+            return None
+        m = rows[0]._mapping
+        return ThreadRecord(
+            id=m["id"], owner=m["owner"], created_at=m["created_at"],
+            metadata=json.loads(m["metadata"]),
+        )  # fmt: skip
+
+    async def thread_runs(self, thread_id: str, *, limit: int, offset: int) -> list[RunRecord]:
+        """The thread's runs, newest first."""
+        stmt = (
+            sa.select(*_RUN_COLUMNS)
+            .where(runs.c.thread_id == thread_id)
+            .order_by(runs.c.created_at.desc(), runs.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        return [to_run(r) for r in await self._rows(stmt)]
 
     # -- event logs (runs and evaluations) --------------------------------------------------
 

@@ -64,6 +64,18 @@ runs = sa.Table(
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
     # the transcript's id (core.transcript.transcript_sha256): whose search index it shares
     sa.Column("transcript_sha", sa.Text),  # indexed: runs_transcript (migration 0004)
+    # the LangGraph thread the run belongs to (runs started through the LangGraph routes)
+    sa.Column("thread_id", sa.Text),  # indexed: runs_thread (migration 0005)
+)
+
+# LangGraph threads: containers of runs for the LangGraph SDK's routes
+threads = sa.Table(
+    "threads",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("owner", sa.Text),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("metadata", sa.Text, nullable=False, server_default="{}"),
 )
 
 # The event log of every run and every evaluation (`stream_id` is the run's or the eval's id):
