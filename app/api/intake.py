@@ -4,6 +4,7 @@ parsed transcript, refusing bad input with a 4xx that names the field, before an
 from __future__ import annotations
 
 import json
+from datetime import date
 from typing import Any
 
 from fastapi import Request
@@ -12,6 +13,8 @@ from starlette.datastructures import UploadFile
 
 from app.api.errors import ApiError, BodyInvalid, FieldError, validation_detail
 from app.api.schemas import RunCreate
+from app.market.alphavantage import AlphaVantage, VendorError
+from app.settings import Settings
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
 
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
@@ -87,11 +90,11 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         else:
             raise FieldError("transcript", "field required (a file or text)", kind="missing")
         data = {"transcript": text}
-        for key in ("pipeline", "company", "ticker", "period"):
+        for key in ("pipeline", "company", "ticker", "period", "call_date", "benchmark"):
             value = form.get(key)
             if isinstance(value, str) and value:
                 data[key] = value
-        for key in ("financials", "prices", "options"):
+        for key in ("financials", "prices", "options", "fetch"):
             value = form.get(key)
             parsed = _json_field(key, value if isinstance(value, str) else None)
             if parsed is not None:
@@ -114,3 +117,35 @@ def check_transcript(body: RunCreate, max_bytes: int) -> Transcript:
     except TranscriptError as exc:
         status = 413 if "limit" in str(exc) else 422
         raise FieldError("transcript", str(exc), status=status) from None
+
+
+async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:
+    """`fetch`: the statements and prices the body lacks, from Alpha Vantage (cached, spaced
+    to the vendor's rate limit). Refused before any run exists: 422 naming the missing field
+    or setting, 502 with the vendor's answer (naming ticker and endpoint)."""
+    if not body.fetch:
+        return body
+    if not body.ticker:
+        raise FieldError("ticker", "fetch needs the company's ticker")
+    if not body.call_date:
+        raise FieldError("call_date", "fetch needs the call's date (YYYY-MM-DD)")
+    try:
+        call_date = date.fromisoformat(body.call_date)
+    except ValueError:
+        raise FieldError("call_date", f"{body.call_date!r} is not a date") from None
+    if not settings.alphavantage_api_key:
+        raise FieldError(
+            "fetch",
+            "this server has no Alpha Vantage key (EDESK_ALPHAVANTAGE_API_KEY): send "
+            "`financials` and `prices` instead",
+        )
+    try:
+        vendor = AlphaVantage.from_settings(settings)
+        financials, prices = await vendor.fill(
+            body.ticker, call_date, body.financials, body.prices, body.benchmark
+        )
+    except VendorError as exc:
+        raise ApiError(502, f"market data: {exc}") from None
+    except ValidationError as exc:
+        raise ApiError(502, f"market data: the vendor's answer did not parse: {exc}") from None
+    return body.model_copy(update={"financials": financials, "prices": prices})

@@ -17,7 +17,7 @@ from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.api.deps import ManagerDep, OwnerDep, ResumeDep, RunDep, SettingsDep, sse_response
 from app.api.errors import ApiError, BodyInvalid, validation_detail
-from app.api.intake import check_transcript, read_run_request
+from app.api.intake import check_transcript, fetch_market_data, read_run_request
 from app.api.schemas import (
     TRANSCRIPT_PATTERN,
     RunCreate,
@@ -75,6 +75,9 @@ _BODY_DOC: dict[str, Any] = {
                         "options": {"$ref": "#/components/schemas/RunOptionsIn"},
                         "financials": {"$ref": "#/components/schemas/Financials"},
                         "prices": {"$ref": "#/components/schemas/Prices"},
+                        "fetch": {"type": "boolean"},
+                        "call_date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+                        "benchmark": {"type": "string", "maxLength": 20},
                     },
                     "additionalProperties": False,
                 }
@@ -115,6 +118,7 @@ async def admit(
     """A validated body becomes a stored, queued run, within the quotas (every intake: this
     API's and the LangGraph routes')."""
     check_transcript(body, settings.max_transcript_bytes)
+    body = await fetch_market_data(body, settings)  # outside the lock: it may wait on the vendor
     lock: asyncio.Lock = request.app.state.intake_lock
     async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
         await check_quotas(manager.store, owner, settings)

@@ -40,6 +40,21 @@ class RunCreate(BaseModel):
         default=None, description="quarterly statements (Alpha Vantage field names)"
     )
     prices: Prices | None = Field(default=None, description="daily OHLCV before the call")
+    fetch: bool = Field(
+        default=False,
+        description="fetch what `financials` and `prices` do not give from Alpha Vantage (the "
+        "server's EDESK_ALPHAVANTAGE_API_KEY): statements with the EPS consensus and daily "
+        "prices before `call_date`, for `ticker`",
+    )
+    call_date: str | None = Field(
+        default=None,
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        description="YYYY-MM-DD, the day of the call (with `fetch`: nothing dated on or after "
+        "it is used)",
+    )
+    benchmark: str | None = Field(
+        default=None, max_length=20, description="with `fetch`: the benchmark ticker (SPY)"
+    )
     options: RunOptionsIn = Field(default_factory=RunOptionsIn)
 
     @field_validator("pipeline")

@@ -131,13 +131,9 @@ async def fetch_inputs(
         raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
     try:
         vendor = AlphaVantage.from_settings(settings)
-        if financials is None:
-            financials = await vendor.financials(args.ticker, call_date)
-        if prices is None:
-            prices = await vendor.prices(args.ticker, call_date, args.benchmark)
+        return await vendor.fill(args.ticker, call_date, financials, prices, args.benchmark)
     except (VendorError, ValidationError) as exc:
         raise UsageError(str(exc)) from None
-    return financials, prices
 
 
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:

@@ -187,6 +187,22 @@ class AlphaVantage:
         )
         return Prices(company=company, benchmark=bench, as_of=call_date)
 
+    async def fill(
+        self,
+        ticker: str,
+        call_date: date,
+        financials: Financials | None,
+        prices: Prices | None,
+        benchmark: str | None = None,
+    ) -> tuple[Financials, Prices]:
+        """What a run was not given, fetched for the call (`analyze --fetch`, the API's
+        `fetch`): statements with the EPS consensus, and prices up to the day before."""
+        if financials is None:
+            financials = await self.financials(ticker, call_date)
+        if prices is None:
+            prices = await self.prices(ticker, call_date, benchmark or "SPY")
+        return financials, prices
+
     async def series(self, symbol: str) -> PriceSeries:
         """Every daily bar the vendor has for `symbol` (the backtest's after-call windows)."""
         return PriceSeries.model_validate(

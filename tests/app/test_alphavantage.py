@@ -182,3 +182,36 @@ def test_backtest_fetch_fills_the_price_folder(
     assert sorted(p.name for p in prices.iterdir()) == ["NWO.json", "SPY.json"]
     assert "fetched prices of NWO, SPY" in capsys.readouterr().out
     assert (ev / "backtest" / "backtest.csv").is_file()
+
+
+def test_api_fetch_fills_a_run_from_the_vendor(tmp_path: Path) -> None:
+    """The API's `fetch` field: statements, consensus and prices before the call reach the run;
+    refusals name the field or setting, vendor refusals are a 502 naming ticker and endpoint,
+    and nothing is stored for a refused run."""
+    from tests.app.api_helpers import api, wait_status
+
+    text = SAMPLE.read_text(encoding="utf-8")
+    body = {"transcript": text, "pipeline": "zero_shot", "ticker": "NWO", "fetch": True,
+            "call_date": "2026-07-30"}  # fmt: skip
+    with api(tmp_path / "nokey") as http:
+        refused = http.post("/v1/runs", json=body)
+        assert refused.status_code == 422
+        assert refused.json()["detail"][0]["loc"] == ["body", "fetch"]
+        assert "EDESK_ALPHAVANTAGE_API_KEY" in refused.json()["detail"][0]["msg"]
+    with (
+        respx.mock(assert_all_called=False) as mock,
+        api(tmp_path, alphavantage_api_key=KEY, alphavantage_min_interval=0.0) as http,
+    ):
+        mock.route(host="testserver").pass_through()
+        mock.get(URL).mock(side_effect=vendor)
+        no_date = http.post("/v1/runs", json={**body, "call_date": None})
+        assert no_date.status_code == 422 and no_date.json()["detail"][0]["loc"][1] == "call_date"
+        unknown = http.post("/v1/runs", json={**body, "ticker": "ZZZZ"})
+        assert unknown.status_code == 502
+        assert "ZZZZ" in unknown.json()["detail"] and KEY not in unknown.text
+        assert http.get("/v1/runs").json()["total"] == 0  # refused runs leave nothing
+        started = http.post("/v1/runs", json=body)
+        assert started.status_code == 202, started.text
+        run = wait_status(http, started.json()["id"], {"succeeded", "degraded", "failed"})
+    md = run["report"]["markdown"]
+    assert "Against consensus (data vendor):** Reported EPS 1.31" in md
