@@ -24,9 +24,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.evaluation.summary import write_rows
-from core.backtest import HORIZON_DAYS, Board, Scored, event_returns, score
+from core.backtest import HORIZON_DAYS, Board, Scored, event_returns, label, score
 from core.contract import Horizon, Recommendation
 from core.inputs import InputError, PriceSeries, prices_from_text
+from core.metrics import LABEL_KEYS
 
 
 class BacktestError(ValueError):
@@ -186,6 +187,31 @@ def backtest(
                 "no_benchmark": ret.benchmark_missing or "",
             })  # fmt: skip
     return BacktestResult(score(items), per_call, unpriced)
+
+
+def price_labels(
+    prices: Path, calls: Path, benchmark: str | None = "SPY"
+) -> dict[str, dict[str, int]]:
+    """Per call id, the up (+1) / down (-1) labels the prices give for each horizon whose
+    window they cover (the eval's decision column uses them over hand labels); flat or
+    uncovered windows give none. Bad files raise BacktestError naming file and row."""
+    when = read_calls(calls)
+    folder = PriceFolder(prices)
+    if benchmark:
+        folder.get(benchmark)  # a bad benchmark file is refused now, not after the reports
+    out: dict[str, dict[str, int]] = {}
+    for cid, call in when.items():
+        series = folder.get(call.ticker)
+        if series is None:
+            continue
+        got = {
+            LABEL_KEYS[h]: up
+            for h, ret in event_returns(series, call.date).items()
+            if (up := label(ret)) in (1, -1)
+        }
+        if got:
+            out[cid] = got
+    return out
 
 
 def write(result: BacktestResult, out: Path) -> list[Path]:

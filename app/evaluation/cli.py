@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +190,36 @@ async def _run(p: EvalPlan, console: Console, concurrency: int) -> Evaluation:
     return evaluation
 
 
+def with_price_labels(
+    args: argparse.Namespace, items: list[EvalItem], console: Console
+) -> list[EvalItem]:
+    """--prices: each call's up/down labels from the prices after it replace its hand labels
+    for the horizons the prices cover (read before any report runs: bad files stop at once)."""
+    if not args.prices:
+        return items
+    from app.evaluation.backtest import BacktestError, price_labels
+
+    calls = Path(args.calls) if args.calls else Path(args.dir) / "manifest.json"
+    try:
+        derived = price_labels(Path(args.prices), calls, args.benchmark or None)
+    except BacktestError as exc:
+        raise EvalUsageError(f"backtest: {exc}") from None
+    priced = sum(i.id in derived for i in items)
+    hand = sum(i.id not in derived and bool(i.labels) for i in items)
+    console.print(
+        f"decision labels: from prices for {priced} call(s), hand labels for {hand}, "
+        f"none for {len(items) - priced - hand}",
+        highlight=False,
+    )
+    return [
+        replace(i, labels={**(i.labels or {}), **derived[i.id]}) if i.id in derived else i
+        for i in items
+    ]
+
+
 async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     p = plan(args, settings)
+    p = replace(p, items=with_price_labels(args, p.items, console))
     console.print(
         f"eval: {len(p.items)} call(s) x {len(p.pipelines)} pipeline(s) x {len(p.configs)} "
         f"model(s) -> {p.out}; cache {'off' if p.cache is None else p.cache}",

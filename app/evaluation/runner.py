@@ -30,6 +30,7 @@ from core.ectsum import gold_figure_recall, lead_baseline, numeric_precision, ro
 from core.facts import call_facts
 from core.llm import CallStats, ChatHandle, current_stats
 from core.metrics import (
+    decision_accuracy,
     report_prose,
 )
 from core.transcript import Transcript, TranscriptError, parse_transcript
@@ -221,14 +222,18 @@ class Evaluation:
         )
 
     def records(self) -> list[Record]:
+        """The saved records of this evaluation's calls and pipelines; each decision scored
+        against this invocation's labels (hand labels, or the prices' with `--prices`), so a
+        report saved by an earlier run is never scored against other labels."""
+        items = {i.id: i for i in self.items}
         out: list[Record] = []
         for path in sorted((self.out / "reports").glob("*/*/*.json")):
             rec = self.load(path)
-            if (
-                rec is not None
-                and rec.pipeline in self.pipelines
-                and any(i.id == rec.id for i in self.items)
-            ):
+            if rec is not None and rec.pipeline in self.pipelines and rec.id in items:
+                if rec.metrics is not None and rec.report is not None:
+                    labels = items[rec.id].labels
+                    score = decision_accuracy(rec.report, labels) if labels else None
+                    rec.metrics.decision = score.model_dump() if score else None
                 out.append(rec)
         return out
 

@@ -299,7 +299,34 @@ def test_cli_eval_with_prices_backtests_its_reports(
     text = (out / "backtest" / "backtest.md").read_text()
     assert "| local/facts | 1d |" in text or "/facts | 1d |" in text
     assert "NW1_q2_2026: no date and ticker in --calls" in text
-    assert "# Backtest" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "# Backtest" in printed
+    # the decision column reads the prices' labels (up on every horizon: +10% held), not the
+    # hand labels (week -1) of the same call
+    assert "decision labels: from prices for 1 call(s), hand labels for 0, none for 1" in printed
+    assert decisions(out, "facts") == expected_decision(out, "facts", {"day": 1, "week": 1,
+                                                                        "month": 1})  # fmt: skip
+    # the same folder scored again without prices: the hand labels, saved reports reused
+    assert main(argv) == 0
+    assert decisions(out, "facts") == expected_decision(out, "facts", {"day": 1, "week": -1,
+                                                                        "month": 1})  # fmt: skip
+
+
+def decisions(out: Path, pipeline: str) -> str:
+    import csv
+
+    rows = list(csv.DictReader((out / "summary.csv").open(encoding="utf-8")))
+    return next(r["decision"] for r in rows if r["pipeline"] == pipeline)
+
+
+def expected_decision(out: Path, pipeline: str, labels: dict[str, int]) -> str:
+    from core.contract import Report
+    from core.metrics import decision_accuracy
+
+    saved = json.loads(next((out / "reports").glob(f"*/{pipeline}/NW0_q2_2026.json")).read_text())
+    score = decision_accuracy(Report.model_validate(saved["report"]), labels)
+    assert score is not None
+    return f"{score.hits}/{score.misses}/{score.neutral}"
 
 
 def test_paired_comparisons_say_not_significant_rather_than_rank_noise() -> None:
