@@ -224,12 +224,14 @@ async def search_assistants(
     return page
 
 
-@router.get("/assistants/{assistant}", response_model=Assistant, responses=refusals(404))
+@router.get(
+    "/assistants/{assistant:assistant_id}", response_model=Assistant, responses=refusals(404)
+)
 async def get_assistant(request: Request, assistant: str, _owner: OwnerDep) -> Assistant:
     return _assistant(request, pipeline_of(assistant))
 
 
-@router.get("/assistants/{assistant}/graph", responses=refusals(404))
+@router.get("/assistants/{assistant:assistant_id}/graph", responses=refusals(404))
 async def get_assistant_graph(request: Request, assistant: str, _owner: OwnerDep) -> Any:
     """The pipeline's graph as LangGraph draws it (nodes and edges)."""
     manager: RunManager = request.app.state.manager
@@ -439,14 +441,16 @@ async def _thread_run(
     return record
 
 
-@router.get("/threads/{thread_id}/runs/{run_id}", response_model=LgRun, responses=refusals(404))
+@router.get(
+    "/threads/{thread_id}/runs/{run_id:run_id}", response_model=LgRun, responses=refusals(404)
+)
 async def get_thread_run(
     thread_id: str, run_id: str, manager: ManagerDep, owner: OwnerDep
 ) -> LgRun:
     return LgRun.of(await _thread_run(manager, thread_id, run_id, owner))
 
 
-@router.get("/threads/{thread_id}/runs/{run_id}/join", responses=refusals(404))
+@router.get("/threads/{thread_id}/runs/{run_id:run_id}/join", responses=refusals(404))
 async def join_thread_run(
     thread_id: str, run_id: str, manager: ManagerDep, owner: OwnerDep
 ) -> dict[str, Any]:
@@ -456,7 +460,7 @@ async def join_thread_run(
 
 
 @router.get(
-    "/threads/{thread_id}/runs/{run_id}/stream",
+    "/threads/{thread_id}/runs/{run_id:run_id}/stream",
     response_class=EventSourceResponse,
     responses=refusals(400, 404),
 )
@@ -481,7 +485,9 @@ async def join_thread_run_stream(
     )
 
 
-@router.post("/threads/{thread_id}/runs/{run_id}/cancel", status_code=202, responses=refusals(404))
+@router.post(
+    "/threads/{thread_id}/runs/{run_id:run_id}/cancel", status_code=202, responses=refusals(404)
+)
 async def cancel_thread_run(
     thread_id: str,
     run_id: str,
@@ -506,7 +512,9 @@ async def cancel_thread_run(
     return None
 
 
-@router.delete("/threads/{thread_id}/runs/{run_id}", status_code=204, responses=refusals(404))
+@router.delete(
+    "/threads/{thread_id}/runs/{run_id:run_id}", status_code=204, responses=refusals(404)
+)
 async def delete_thread_run(
     thread_id: str, run_id: str, manager: ManagerDep, owner: OwnerDep
 ) -> Response:

@@ -40,13 +40,21 @@ from graphs import PIPELINES
 
 
 class RunIdConvertor(StringConvertor):
-    """A path segment other than `stream`: /v1/runs/stream is never taken for a run id, so a
-    405 there names the methods of the path that was meant."""
+    """A path segment other than `stream` or `wait`: /v1/runs/stream (and the LangGraph
+    routes' .../runs/stream, .../runs/wait) is never taken for a run id, so a 405 there names
+    the methods of the path that was meant."""
 
-    regex = "(?!stream$)[^/]+"
+    regex = "(?!(?:stream|wait)$)[^/]+"
+
+
+class AssistantIdConvertor(StringConvertor):
+    """An assistant id other than `search` (POST /assistants/search)."""
+
+    regex = "(?!search$)[^/]+"
 
 
 register_url_convertor("run_id", RunIdConvertor())
+register_url_convertor("assistant_id", AssistantIdConvertor())
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=refusals(401, 422))
 _INTAKE = refusals(413, 415, 429)
 _RUN = refusals(404)
