@@ -62,7 +62,8 @@ async def test_standard_rag_uses_fixed_chunks_and_one_query_set(
     writer = Script.of(default="report")
     models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
     async with fake_engine(models) as engine:
-        out = await engine.run("standard_rag", parse_transcript(sample_text))
+        # keep_checkpoint: a finished run's state is otherwise deleted; this test reads it
+        out = await engine.run("standard_rag", parse_transcript(sample_text), keep_checkpoint=True)
         collection = (
             await engine.graphs["standard_rag"].aget_state(
                 {"configurable": {"thread_id": out.run_id}}
