@@ -148,9 +148,10 @@ class TranscriptIndex:
                 self._busy -= 1
                 self._idle.notify_all()
 
-    def drop(self, transcript_sha: str) -> list[str]:
+    def drop(self, transcript_sha: str, *, shrink: bool = True) -> list[str]:
         """Delete every index of this transcript (each chunking scheme, each embedding model),
-        then give the space back (`shrink`); returns the names deleted."""
+        then give the space back (`shrink`, unless the caller does it once for many); returns
+        the names deleted."""
         prefix = f"tx-{transcript_sha[:24]}-"
         dropped = []
         with self._using():
@@ -161,7 +162,7 @@ class TranscriptIndex:
                         self._client.delete_collection(name)
                         self._lexical.pop(name, None)
                     dropped.append(name)
-        if dropped:
+        if dropped and shrink:
             self.shrink()
         return dropped
 

@@ -441,7 +441,7 @@ class RunManager:
         sha = await self.store.delete(run_id)
         await self.engine.forget(run_id)
         if sha and not await self.store.uses_transcript(sha):
-            await asyncio.to_thread(self.engine.index.drop, sha)
+            await asyncio.to_thread(self.engine.index.drop, sha, shrink=compact)
         await self.bus.notify(run_id)
         if compact:
             await self.executor.compact()
@@ -454,5 +454,6 @@ class RunManager:
             await self.delete(run_id, compact=False)
         if expired:
             await self.executor.compact()
+            await asyncio.to_thread(self.engine.index.shrink)
             log.info("retention: deleted %d run(s) ended over %g days ago", len(expired), days)
         return expired
