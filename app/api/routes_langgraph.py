@@ -14,20 +14,30 @@ failed -> error, cancelled -> interrupted."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import uuid
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import ManagerDep, OwnerDep, SettingsDep, last_event_id, sse_response
 from app.api.errors import ApiError, BodyInvalid, validation_detail
 from app.api.intake import EXTRA_BODY_BYTES, read_json_object
+from app.api.langgraph_models import (
+    Assistant,
+    AssistantSearch,
+    LgRun,
+    LgRunCreate,
+    Mode,
+    Thread,
+    ThreadCreate,
+    assistant_id,
+    pipeline_of,
+    values_of,
+)
+from app.api.langgraph_stream import lg_stream
 from app.api.routes_runs import admit
 from app.api.schemas import RunCreate, refusals
 from app.service.runs import RunManager
@@ -36,157 +46,6 @@ from graphs import PIPELINES
 
 router = APIRouter(tags=["langgraph"], responses=refusals(401, 422))
 M = TypeVar("M", bound=BaseModel)
-
-_NAMESPACE = uuid.UUID("6f1d8a52-3c1e-4f0b-9d55-7e2b1c0a4e17")
-Mode = Literal["values", "updates", "custom", "messages", "messages-tuple"]
-MODES: tuple[Mode, ...] = ("values", "updates", "custom", "messages", "messages-tuple")
-LgStatus = Literal["pending", "running", "success", "error", "interrupted"]
-_STATUS: dict[str, LgStatus] = {
-    "queued": "pending", "running": "running", "succeeded": "success", "degraded": "success",
-    "failed": "error", "cancelled": "interrupted",
-}  # fmt: skip
-# what LangGraph's API accepts and Earnings Desk cannot honour: refused by name, not ignored
-UNSUPPORTED = (
-    "command", "interrupt_before", "interrupt_after", "webhook", "checkpoint", "checkpoint_id",
-    "checkpoint_during", "after_seconds", "feedback_keys", "langsmith_tracer",
-)  # fmt: skip
-
-
-def assistant_id(pipeline: str) -> str:
-    """Each pipeline's assistant id: a UUID fixed by its name (the name is accepted too)."""
-    return str(uuid.uuid5(_NAMESPACE, pipeline))
-
-
-def pipeline_of(assistant: str) -> str:
-    for name in PIPELINES:
-        if assistant in (name, assistant_id(name)):
-            return name
-    raise ApiError(
-        404,
-        f"assistant {assistant[:80]!r} not found; the assistants are the pipelines "
-        f"({', '.join(PIPELINES)}), by name or by their assistant_id from /assistants/search",
-    )
-
-
-# -- models ------------------------------------------------------------------------------------
-
-
-class Assistant(BaseModel):
-    assistant_id: str
-    graph_id: str
-    name: str
-    description: str | None
-    config: dict[str, Any] = Field(default_factory=dict)
-    context: dict[str, Any] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    version: int = 1
-    created_at: datetime
-    updated_at: datetime
-
-
-class AssistantSearch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    graph_id: str | None = None
-    name: str | None = None
-    metadata: dict[str, Any] | None = None
-    limit: int = Field(default=10, ge=1, le=1000)
-    offset: int = Field(default=0, ge=0)
-    sort_by: Literal["assistant_id", "graph_id", "name", "created_at", "updated_at"] | None = None
-    sort_order: Literal["asc", "desc"] | None = None
-    select: list[str] | None = None
-
-
-class LgRunCreate(BaseModel):
-    """A LangGraph run request, as the SDK sends it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    assistant_id: str
-    input: dict[str, Any] | None = None
-    config: dict[str, Any] | None = None
-    context: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
-    stream_mode: Mode | list[Mode] | None = None
-    stream_subgraphs: bool | None = None  # no subgraphs: nothing changes
-    stream_resumable: bool | None = None  # every run's stream is resumable
-    on_disconnect: Literal["cancel", "continue"] | None = None
-    on_completion: Literal["delete", "keep"] | None = None
-    multitask_strategy: Literal["reject", "interrupt", "rollback", "enqueue"] | None = None
-    if_not_exists: Literal["create", "reject"] | None = None
-    durability: Literal["sync", "async", "exit"] | None = None  # runs always save each step
-    command: Any = None
-    interrupt_before: Any = None
-    interrupt_after: Any = None
-    webhook: Any = None
-    checkpoint: Any = None
-    checkpoint_id: Any = None
-    checkpoint_during: Any = None
-    after_seconds: Any = None
-    feedback_keys: Any = None
-    langsmith_tracer: Any = None
-
-    @field_validator(*UNSUPPORTED)
-    @classmethod
-    def _unsupported(cls, value: Any) -> Any:
-        if value is not None:
-            raise ValueError("not supported by Earnings Desk's pipelines")
-        return value
-
-    def modes(self) -> list[Mode]:
-        given = self.stream_mode or ["values"]
-        return [given] if isinstance(given, str) else list(given)
-
-
-class LgRun(BaseModel):
-    run_id: str
-    thread_id: str
-    assistant_id: str
-    created_at: datetime
-    updated_at: datetime
-    status: LgStatus
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    multitask_strategy: str = "enqueue"
-    kwargs: dict[str, Any] = Field(default_factory=dict)
-
-    @classmethod
-    def of(cls, record: RunRecord) -> LgRun:
-        return cls(
-            run_id=record.id,
-            thread_id=record.thread_id or "",
-            assistant_id=assistant_id(record.pipeline),
-            created_at=record.created_at,
-            updated_at=record.finished_at or record.started_at or record.created_at,
-            status=_STATUS[record.status],
-            metadata={"pipeline": record.pipeline, "v1": f"/v1/runs/{record.id}"},
-        )
-
-
-class Thread(BaseModel):
-    thread_id: str
-    created_at: datetime
-    updated_at: datetime
-    metadata: dict[str, Any]
-    status: Literal["idle", "busy", "error", "interrupted"]
-    values: dict[str, Any]
-    interrupts: dict[str, Any] = Field(default_factory=dict)
-
-
-class ThreadCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    thread_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
-    metadata: dict[str, Any] | None = None
-    if_exists: Literal["raise", "do_nothing"] | None = None
-
-
-def values_of(record: RunRecord) -> dict[str, Any]:
-    """A finished run's output, as `/runs/wait` and `join` return it."""
-    if record.report is not None:
-        return {"report": record.report.model_dump(mode="json")}
-    if record.status == "failed":
-        return {"__error__": {"error": record.reason or "error", "message": record.error or ""}}
-    return {}
 
 
 # -- assistants --------------------------------------------------------------------------------
@@ -521,77 +380,6 @@ async def delete_thread_run(
     record = await _thread_run(manager, thread_id, run_id, owner)
     await manager.delete(record.id)
     return Response(status_code=204)
-
-
-# -- the stream --------------------------------------------------------------------------------
-
-
-async def lg_stream(
-    manager: RunManager,
-    record: RunRecord,
-    modes: list[Mode],
-    *,
-    after: int,
-    cancel_on_disconnect: bool,
-) -> AsyncIterator[dict[str, Any]]:
-    """The run's event log (replayed after `after`, then live) in LangGraph's stream parts;
-    every part carries the id of the event it came from, so Last-Event-ID resumes there."""
-    run_id = record.id
-    wanted: set[str] = set(modes)
-    tokens = bool({"messages", "messages-tuple"} & wanted)
-    yield {"event": "metadata", "data": json.dumps({"run_id": run_id, "attempt": 1})}
-    finished_nodes = [
-        e.data["node"]
-        for e in (await manager.store.events(run_id) if after and "values" in wanted else [])
-        if e.type == "node_finished" and e.seq <= after
-    ]
-    ended = False
-    try:
-        async for message in manager.stream(run_id, after=after, tokens=tokens):
-            event, event_id, data = message["event"], message["id"], json.loads(message["data"])
-            for part, payload in _parts(event, data, wanted, finished_nodes):
-                yield {"id": event_id, "event": part, "data": json.dumps(payload)}
-            if event == "run_finished":
-                ended = True
-                final = await manager.store.get(run_id)
-                if final is None:
-                    return
-                if final.status == "failed":
-                    error = {"error": final.reason or "error", "message": final.error or ""}
-                    yield {"id": event_id, "event": "error", "data": json.dumps(error)}
-                    return
-                if "values" in wanted:
-                    yield {"id": event_id, "event": "values", "data": json.dumps(values_of(final))}
-                end = {"run_id": run_id, "status": _STATUS[final.status]}
-                yield {"id": event_id, "event": "end", "data": json.dumps(end)}
-                return
-    finally:
-        if cancel_on_disconnect and not ended:
-            await asyncio.shield(manager.cancel(run_id))
-
-
-def _parts(
-    event: str, data: dict[str, Any], wanted: set[str], finished_nodes: list[str]
-) -> list[tuple[str, Any]]:
-    """One of our events as LangGraph stream parts, in the modes wanted."""
-    if event == "token":
-        if not {"messages", "messages-tuple"} & wanted:
-            return []
-        chunk = {"type": "AIMessageChunk", "content": data["text"], "id": data["node"]}
-        meta = {"langgraph_node": data["node"], "run_id": data["run_id"]}
-        return [("messages", [chunk, meta])]
-    parts: list[tuple[str, Any]] = []
-    if "custom" in wanted:
-        parts.append(("custom", data))
-    if event == "node_finished":
-        node = data["node"]
-        finished_nodes.append(node)
-        if "updates" in wanted:
-            keys = ("outcome", "summary", "duration_ms", "tokens")
-            parts.append(("updates", {node: {k: data.get(k) for k in keys}}))
-        if "values" in wanted:
-            parts.append(("values", {"status": "running", "finished_nodes": finished_nodes[:]}))
-    return parts
 
 
 # -- body reading ------------------------------------------------------------------------------
