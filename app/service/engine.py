@@ -175,9 +175,15 @@ class Engine:
             control=control, stream_tokens=stream_tokens, durability=durability,
             financials=financials, prices=prices,
         )  # fmt: skip
-        if not keep_checkpoint and outcome.status != "failed":
-            await self.forget(outcome.run_id)
+        if not keep_checkpoint:
+            await self.settle(outcome)
         return outcome
+
+    async def settle(self, outcome: RunOutcome) -> None:
+        """A run has ended: unless it failed (its newest checkpoint is what was done), its
+        checkpoints go."""
+        if outcome.status != "failed":
+            await self.forget(outcome.run_id)
 
     async def forget(self, run_id: str) -> None:
         """Delete a run's checkpoints (idempotent)."""

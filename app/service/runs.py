@@ -208,8 +208,7 @@ class RunExecutor:
             if resume:
                 await self._recover_node_events(record, outcome)
             await self._finish(record, outcome)
-            if outcome.status != "failed":  # never resumed: its state copies go (Engine.run)
-                await self.engine.forget(run_id)
+            await self.engine.settle(outcome)  # ended: never resumed
             await self.compact()
         except asyncio.CancelledError:
             raise  # process shutting down: the run stays `running` and is resumed
