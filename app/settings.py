@@ -72,6 +72,13 @@ class Settings(BaseSettings, RunOptions):
         "run was not faster (bench/local_run.py), so off by default",
     )
     local_startup_timeout: float = 120.0
+    grounded_decoding: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="free text may state only the call's own figures, by a GBNF grammar in "
+        "the request (core/decoding.py): auto = on for the local model (llama.cpp), off for "
+        "EDESK_OPENAI_BASE_URL models; on = also send it there (a llama.cpp server; OpenAI "
+        "refuses the field); off = never",
+    )
 
     temperature: float = 0.6
     top_p: float = 0.85

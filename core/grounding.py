@@ -31,7 +31,7 @@ _SCALES: dict[str, float] = {
     "tn": 1e12,
 }
 
-_NUMBER_RE = re.compile(
+NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<cur>[$€£])?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<pct>%|percent\b|per cent\b)"
@@ -65,7 +65,7 @@ def extract_figures(text: str, *, skip_apparatus: bool = False) -> list[Figure]:
     out: list[Figure] = []
     if skip_apparatus:  # blank out ids and marks, keeping offsets
         text = _MARKS.sub(lambda m: " " * len(m.group(0)), text)
-    for m in _NUMBER_RE.finditer(text):
+    for m in NUMBER_RE.finditer(text):
         raw = m.group("num")
         if skip_apparatus and (
             _SKIP_BEFORE.search(text, max(0, m.start() - 40), m.start())

@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
 from core.cache import is_cache_hit
+from core.decoding import current_grammar
 from core.window import Cut, Window
 
 
@@ -30,6 +31,7 @@ class ChatHandle:
     retries: int = 0  # transient failures (timeout, HTTP 429/5xx, connection) retried this often
     backoff: float = 0.5  # seconds before the first retry, doubling (or the server's Retry-After)
     window: Window | None = None  # the model's context window; None: prompts are never cut
+    grammar: bool = False  # takes a GBNF `grammar` (llama.cpp): free text is grounded-decoded
 
 
 class ModelSource(Protocol):
@@ -154,10 +156,18 @@ async def _invoke(handle: ChatHandle, runnable: Any, messages: Sequence[BaseMess
 async def complete(
     handle: ChatHandle, messages: Sequence[BaseMessage], *, role: str, retries: int = 1
 ) -> str:
-    """Free-text completion; an empty answer is retried, then raised as ModelOutputError."""
+    """Free-text completion; an empty answer is retried, then raised as ModelOutputError.
+    Inside a node, a model that takes a grammar writes only the call's own figures
+    (core.decoding)."""
     stats = _stats()
+    model: Any = handle.model
+    grammar = current_grammar() if handle.grammar else None
+    if grammar is not None:  # merged into the request's extra body (the answer's max_tokens)
+        model = model.bind(
+            extra_body={**(getattr(model, "extra_body", None) or {}), "grammar": grammar}
+        )
     for attempt in range(retries + 1):
-        message: AIMessage = await _invoke(handle, handle.model, messages)
+        message: AIMessage = await _invoke(handle, model, messages)
         stats.record(handle.name, message)
         text = message.text.strip() if isinstance(message, AIMessage) else str(message).strip()
         if text:

@@ -13,9 +13,12 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import NodeTrace, clip
+from core.decoding import figure_sources
+from core.grounding import grounding_sources
 from core.llm import CallStats, current_stats
 from core.logctx import node_var
 from core.telemetry import tracer
+from core.transcript import Transcript
 
 StateT = TypeVar("StateT", contravariant=True)
 log = logging.getLogger(__name__)
@@ -46,6 +49,14 @@ def describe(update: dict[str, Any]) -> str:
     return clip(str(notes[-1])) if notes else ""
 
 
+def _sources(state: Any) -> list[str] | None:
+    """What the node's figures may rest on: its state's transcript and financials."""
+    transcript = state.get("transcript") if isinstance(state, dict) else None
+    if not isinstance(transcript, Transcript):
+        return None
+    return grounding_sources(transcript, state.get("financials"))
+
+
 def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:
     """Record the node's trace (with `summary` of its update for progress displays); outcome
     is `degraded` when the node reports failures. Cuts made to fit a prompt to its model's
@@ -58,11 +69,13 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
             stats = CallStats()
             token = current_stats.set(stats)
             node_token = node_var.set(name)
+            sources = figure_sources(_sources(state))
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             with tracer().start_as_current_span(f"node {name}") as span:
                 try:
-                    update = await fn(state, runtime)
+                    with sources:
+                        update = await fn(state, runtime)
                 except Exception as exc:
                     span.set_attribute("edesk.outcome", "error")
                     span.record_exception(exc)

@@ -125,8 +125,9 @@ class ModelFactory(ModelSource):
             tokenizer = llama_vocab(s.local_model_path or bundled_model_path())
             window = Window(s.local_n_ctx, budget, tokenizer)
             return ChatHandle(
-                chat, name, self._limit("local"), s.max_retries, s.retry_backoff, window=window
-            )
+                chat, name, self._limit("local"), s.max_retries, s.retry_backoff, window=window,
+                grammar=s.grounded_decoding != "off",
+            )  # fmt: skip
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         if key is None and s.openai_base_url is None:
             raise ConfigError("EDESK_OPENAI_API_KEY is required for api.openai.com")
@@ -158,6 +159,7 @@ class ModelFactory(ModelSource):
             s.max_retries,
             s.retry_backoff,
             window=window,
+            grammar=s.grounded_decoding == "on",
         )
 
 
