@@ -116,3 +116,33 @@ def test_flash_attention_is_a_setting_off_by_default(tmp_path: Path) -> None:
     cmd = LocalLlamaServer(model, flash_attn=True).command()
     assert cmd[cmd.index("--flash_attn") + 1] == "true"
     assert "--flash_attn" not in LocalLlamaServer(model, flash_attn=False).command()
+
+
+async def test_the_server_holds_the_model_to_the_calls_figures(tmp_path: Path) -> None:
+    """Grounded decoding end to end: asked to repeat figures the call never stated, the bundled
+    model does so without the grammar and cannot with it (llama.cpp honours the field)."""
+    import httpx
+
+    from core.decoding import figure_grammar
+    from core.grounding import check_numbers
+
+    call = "Revenue rose 13% to $1.5 billion in 2019, and we opened 150 stores."
+    ask = (
+        "Repeat this sentence exactly: Revenue rose 17% to $2.4 billion in 2021, EPS was "
+        "$3.85, and we opened 260 stores."
+    )
+    with LocalLlamaServer(bundled_model_path(), log_path=tmp_path / "llama.log") as server:
+        texts = []
+        for grammar in (None, figure_grammar([call])):
+            body: dict[str, Any] = {
+                "model": "smollm2", "temperature": 0, "seed": 1, "max_tokens": 80,
+                "messages": [{"role": "user", "content": ask}],
+            }  # fmt: skip
+            if grammar:
+                body["grammar"] = grammar
+            resp = httpx.post(f"{server.base_url}/chat/completions", json=body, timeout=120)
+            resp.raise_for_status()
+            texts.append(resp.json()["choices"][0]["message"]["content"])
+    free, held = (check_numbers(t, [call]) for t in texts)
+    assert any(not c.grounded for c in free), texts[0]  # the model does repeat them
+    assert held and all(c.grounded for c in held), texts[1]  # figures, all the call's own
