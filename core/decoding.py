@@ -45,18 +45,20 @@ _SCALE_WORDS = {
 #        ".5", ",500"), a percent or a scaled amount ("%", "m", " million", " percent")
 #  apsp  after a plain figure and a space: any word but a scale or percent word (sw-* rules)
 #  as    right after a figure with its suffix
+#  cur   a currency sign: an amount follows, one of the call's (so "$3" is a figure, not a count)
 _RULES = r"""
 root ::= s0
 s0 ::= ( [a-zA-Z_] w | nw | conv as | small ap | plain ap | suffixed as )?
 w ::= ( [a-zA-Z0-9_] w | nw )?
-nw ::= [^0-9a-zA-Z_.,\[] s0 | "." w | "," s0 | cite s0 | "[" nd
-ap ::= ( [^0-9a-zA-Z_.,%\[ ] s0 | " " apsp | "." nd | "," nd | cite s0 | "[" nd )?
-as ::= ( [^0-9a-zA-Z_.,\[] s0 | "." nd | "," nd | cite s0 | "[" nd )?
-nd ::= ( [^0-9a-zA-Z_.,\[] s0 | [a-zA-Z_] w | cite s0 | "[" nd )?
+nw ::= [^0-9a-zA-Z_.,\[$€£] s0 | "." w | "," s0 | cite s0 | "[" nd | cur
+ap ::= ( [^0-9a-zA-Z_.,%\[ $€£] s0 | " " apsp | "." nd | "," nd | cite s0 | "[" nd )?
+as ::= ( [^0-9a-zA-Z_.,\[$€£] s0 | "." nd | "," nd | cite s0 | "[" nd )?
+nd ::= ( [^0-9a-zA-Z_.,\[$€£] s0 | [a-zA-Z_] w | cite s0 | "[" nd | cur )?
 cite ::= "[" ( [0-9a-f]{6,12} "-" "f"? [0-9]{4} | "^" [a-zA-Z0-9_-]{1,24} ) "]"
 conv ::= ( "Conviction" | "conviction" | "CONVICTION" | "Confidence" | "confidence"
   | "probability" | "Probability" ) [^.0-9\n]{0,20} [0-9]{1,3} "%"?
 small ::= [0-9]
+cur ::= [$€£] " "? ( plain ap | suffixed as )
 """
 # Words that, one space after a number, make it a percent or a scaled amount (NUMBER_RE's).
 _AFTER_SPACE = (
@@ -92,7 +94,7 @@ def _space_rules() -> list[str]:
     roots = sorted({p for p in prefixes if len(p) == 1})
     first = [f"[{c}{c.upper()}] sw-{c}" for c in roots]
     rules.append(
-        'apsp ::= ( [^0-9a-zA-Z_%\\[] s0 | cite s0 | "[" nd | '
+        'apsp ::= ( [^0-9a-zA-Z_%\\[$€£] s0 | cite s0 | "[" nd | cur | '
         + f"{_word_class(set(roots))} w | "
         + " | ".join(first)
         + " )?"

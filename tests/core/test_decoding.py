@@ -68,6 +68,7 @@ GROUNDED = [
     "### 1-Day Trading Recommendation\nPosition: LONG\nConviction: 75%\n",
     "Three risks: 2 lawsuits, 1 recall. See [^unverified-1].",
     "No figure at all",
+    "In US dollars: US$1.5 billion, € 1.31.",
     "",
 ]
 # Each states a figure the call does not, or not in that form (the grammar asks for the
@@ -82,6 +83,7 @@ INVENTED = [
     "Revenue was 2019.5 dollars.",  # 2019 then .5
     "It sold 13,500 units.",  # 13 then ,500
     "Margin rose 7%.",  # a single digit, but as a percent it is a figure
+    "Shares were $3 two days ago.",  # and as an amount
     "About 150m stores",
 ]
 
