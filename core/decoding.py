@@ -50,7 +50,8 @@ _RULES = r"""
 root ::= s0
 s0 ::= ( [a-zA-Z_] w | nw | conv as | small ap | plain ap | suffixed as )?
 w ::= ( [a-zA-Z0-9_] w | nw )?
-nw ::= [^0-9a-zA-Z_.,\[$€£] s0 | "." w | "," s0 | cite s0 | "[" nd | cur
+nw ::= " " s0 | nwns
+nwns ::= [^0-9a-zA-Z_.,\[$€£ ] s0 | "." w | "," s0 | cite s0 | "[" nd | cur
 ap ::= ( [^0-9a-zA-Z_.,%\[ $€£] s0 | " " apsp | "." nd | "," nd | cite s0 | "[" nd )?
 as ::= ( [^0-9a-zA-Z_.,\[$€£] s0 | "." nd | "," nd | cite s0 | "[" nd )?
 nd ::= ( [^0-9a-zA-Z_.,\[$€£] s0 | [a-zA-Z_] w | cite s0 | "[" nd | cur )?
@@ -63,7 +64,7 @@ cur ::= [$€£] " "? ( plain ap | suffixed as )
 # Words that, one space after a number, make it a percent or a scaled amount (NUMBER_RE's).
 _AFTER_SPACE = (
     "thousand", "million", "billion", "trillion", "mln", "bln", "mn", "mm", "bn", "tn",
-    "k", "m", "b", "percent", "bps", "basis",
+    "k", "m", "b", "percent", "per cent", "bps", "basis",
 )  # fmt: skip
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -85,14 +86,16 @@ def _space_rules() -> list[str]:
         children = sorted(
             {p[-1] for p in prefixes if len(p) == len(prefix) + 1 and p.startswith(prefix)}
         )
-        alts = [f"[{c}{c.upper()}] sw-{prefix + c}" for c in children]
+        alts = [_step(prefix, c) for c in children]
         alts.append(f"{_word_class(set(children))} w")
         if prefix in words:  # the word itself: it must go on (no end, no word break)
             return " | ".join(alts)
-        return " | ".join([*alts, "nw"])
+        if prefix.endswith(" "):  # a new word starts ("per c..."): figures may start here too
+            return " | ".join([*alts, "nw", "conv as", "small ap", "plain ap", "suffixed as"])
+        return " | ".join([*alts, "nwns" if " " in children else "nw"])
 
     roots = sorted({p for p in prefixes if len(p) == 1})
-    first = [f"[{c}{c.upper()}] sw-{c}" for c in roots]
+    first = [_step("", c) for c in roots]
     rules.append(
         'apsp ::= ( [^0-9a-zA-Z_%\\[$€£] s0 | cite s0 | "[" nd | cur | '
         + f"{_word_class(set(roots))} w | "
@@ -101,8 +104,15 @@ def _space_rules() -> list[str]:
     )
     for prefix in prefixes:
         body = node(prefix)
-        rules.append(f"sw-{prefix} ::= ( {body} )" + ("" if prefix in words else "?"))
+        name = "sw-" + prefix.replace(" ", "-")
+        rules.append(f"{name} ::= ( {body} )" + ("" if prefix in words else "?"))
     return rules
+
+
+def _step(prefix: str, char: str) -> str:
+    """One letter (either case) or the space down the tree of `_AFTER_SPACE`."""
+    name = "sw-" + (prefix + char).replace(" ", "-")
+    return f'" " {name}' if char == " " else f"[{char}{char.upper()}] {name}"
 
 
 def _literal(text: str) -> str:

@@ -68,6 +68,7 @@ GROUNDED = [
     "### 1-Day Trading Recommendation\nPosition: LONG\nConviction: 75%\n",
     "Three risks: 2 lawsuits, 1 recall. See [^unverified-1].",
     "No figure at all",
+    "EPS $1.31 per share, 150 per center, 150 per cell.",
     "In US dollars: US$1.5 billion, € 1.31.",
     "",
 ]
@@ -84,6 +85,7 @@ INVENTED = [
     "It sold 13,500 units.",  # 13 then ,500
     "Margin rose 7%.",  # a single digit, but as a percent it is a figure
     "Shares were $3 two days ago.",  # and as an amount
+    "It trades $1.31 per cent below.",  # 1.31 is an amount, not a percent
     "About 150m stores",
 ]
 
