@@ -38,6 +38,7 @@ UNFINISHED = ("queued", "running")
 _RUN_COLUMNS = [
     c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts", "transcript_sha")
 ]
+_SUMMARY_COLUMNS = [c for c in _RUN_COLUMNS if c.name != "report"]
 _IMMUTABLE = frozenset({"id", "created_at", "input", "thread_id"})
 
 
@@ -60,7 +61,7 @@ def to_run(row: Any) -> RunRecord:
         id=m["id"], pipeline=m["pipeline"], status=m["status"], owner=m["owner"],
         created_at=m["created_at"], started_at=m["started_at"], finished_at=m["finished_at"],
         input=RunInput.model_validate_json(m["input"]),
-        report=Report.model_validate_json(m["report"]) if m["report"] else None,
+        report=Report.model_validate_json(m["report"]) if m.get("report") else None,
         error=m["error"], failed_node=m["failed_node"], reason=m["reason"],
         prompt_tokens=m["prompt_tokens"], completion_tokens=m["completion_tokens"],
         cost=m["cost"], cancel_requested=bool(m["cancel_requested"]), thread_id=m["thread_id"],
@@ -153,7 +154,9 @@ class Store:
         offset: int = 0,
     ) -> tuple[list[RunRecord], int]:
         """Runs newest first: the caller's own when auth is on (`owner`), by status and
-        pipeline when given."""
+        pipeline when given. Summaries: the records come without their reports (`report` is
+        None; `get` has it), which are most of a finished run's bytes and of the time taken
+        to read a page of runs."""
         where: list[sa.ColumnElement[bool]] = []
         if owner is not None:
             where.append(runs.c.owner == owner)
@@ -163,7 +166,7 @@ class Store:
             where.append(runs.c.pipeline == pipeline)
         count = sa.select(sa.func.count()).select_from(runs).where(*where)
         page = (
-            sa.select(*_RUN_COLUMNS)
+            sa.select(*_SUMMARY_COLUMNS)
             .where(*where)
             .order_by(runs.c.created_at.desc(), runs.c.id)
             .limit(limit)

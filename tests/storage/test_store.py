@@ -10,6 +10,7 @@ from pathlib import Path
 
 from app.service.events import NodeStarted, RunStarted
 from app.storage import EvalRecord, EvalSpec, RunInput, RunRecord, Store, migrate, now
+from core.contract import NodeFailure, Report
 from core.options import RunOptions
 from core.transcript import transcript_sha256
 
@@ -132,5 +133,32 @@ async def test_runs_evals_and_logs_round_trip(tmp_path: Path) -> None:
         assert evaluation is not None and evaluation.done == 2 and evaluation.total == 3
         await store.delete("r1")
         assert await store.get("r1") is None and await store.events("r1") == []
+    finally:
+        await store.close()
+
+
+async def test_a_page_of_runs_leaves_the_reports_out(tmp_path: Path) -> None:
+    """Listing reads summaries: a finished run's report is most of its row, and a list page
+    (the web page, a client polling for a batch) never shows it; `get` still returns it."""
+    store = await Store.open(None, tmp_path / "runs.sqlite")
+    try:
+        created = now()
+        report = Report(
+            pipeline="zero_shot", status="degraded", created_at=created,
+            transcript_sha256=transcript_sha256("t"), markdown="# Report\n" + "x" * 5000,
+            failures=[NodeFailure(node="writer", reason="parse")],
+        )  # fmt: skip
+        queued = RunRecord(
+            id="r1", pipeline="zero_shot", status="queued", created_at=created,
+            input=RunInput(transcript="t"),
+        )  # fmt: skip
+        await store.create(queued)
+        await store.update("r1", status="degraded", report=report, prompt_tokens=7)
+        items, total = await store.list_runs(owner=None)
+        assert total == 1 and items[0].status == "degraded" and items[0].prompt_tokens == 7
+        assert items[0].report is None and items[0].input.transcript == "t"
+        full = await store.get("r1")
+        assert full is not None and full.report is not None
+        assert full.report.markdown == report.markdown
     finally:
         await store.close()
