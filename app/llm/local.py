@@ -104,7 +104,7 @@ class LocalLlamaServer:
     def command(self) -> list[str]:
         """The llama.cpp server's command line for this configuration."""
         cmd = [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", "app.llm.llama_server",  # llama_cpp.server + lazy grammar
             "--model", str(self.model_path),
             "--model_alias", LOCAL_ALIAS,
             "--host", "127.0.0.1",
