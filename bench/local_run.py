@@ -9,7 +9,8 @@ decoding on, its grammar checked per drawn token by app/llm/llama_server.py) wit
 overrides, e.g. `--set local_flash_attn=true` or `--set grounded_decoding=off`. Both see the
 same prompts (laid out for prefix reuse: the server reuses the longest prefix a prompt shares
 with the previous one). The model samples, so the two runs may write different lengths: tokens
-per second of wall time is printed beside the wall ratio.
+per second of wall time is printed beside the wall ratio, and, from llama.cpp's own log, the
+prompt tokens it evaluated and reused and the seconds it spent reading prompts and generating.
 
     .venv/bin/python -m bench.local_run [--file CFR_q3_2019.txt] [--pipeline findebate]
                                         [--set local_flash_attn=true ...] [--only NAME]
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +34,26 @@ from core.transcript import parse_transcript
 TARGET = 0.70  # the new default's wall / the baseline's, for findebate on CFR_q3_2019
 BASELINE: dict[str, Any] = {"local_flash_attn": False, "grounded_decoding": "off"}
 CANDIDATE: list[str] = []  # the defaults
+
+
+PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
+DECODE = re.compile(r"(?<!prompt )eval time =\s*([\d.]+) ms /\s*(\d+) runs")
+PREFIX = re.compile(r"(\d+) prefix-match hit")
+
+
+def where_time_went(log: Path) -> dict[str, Any]:
+    """From llama.cpp's own log of the run: prompt tokens it evaluated (the rest were a prefix
+    kept from the previous request) and the seconds spent reading prompts and generating."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    prompt = [(float(ms), int(n)) for ms, n in PROMPT_EVAL.findall(text)]
+    decode = [(float(ms), int(n)) for ms, n in DECODE.findall(text)]
+    return {
+        "prompt_tokens_evaluated": sum(n for _, n in prompt),
+        "prompt_tokens_reused": sum(int(n) for n in PREFIX.findall(text)),
+        "prompt_eval_s": round(sum(ms for ms, _ in prompt) / 1000, 1),
+        "decode_s": round(sum(ms for ms, _ in decode) / 1000, 1),
+        "tokens_generated": sum(n for _, n in decode),
+    }
 
 
 def _server_pids() -> list[int]:
@@ -58,6 +80,7 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
                 t1 = time.perf_counter()
                 out = await engine.run(pipeline, transcript)
                 wall = time.perf_counter() - t1
+        llama = where_time_went(Path(tmp) / "llama-server.log")
     if out.report is None:
         raise SystemExit(f"run failed at {out.failed_node}: {out.error}")
     report = out.report
@@ -82,6 +105,7 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
             f"{r.horizon}:{r.position}:{r.conviction}" for r in report.recommendations
         ],
         "server_peak_rss_mb": round(sum(rss.peak.values())),
+        "llama_log": llama,
     }
 
 
