@@ -236,12 +236,22 @@ class TranscriptIndex:
                 self._lexical[collection] = LexicalIndex(sorted(chunks, key=lambda c: c.start))
             return self._lexical[collection]
 
-    def _dense(self, store: Any, query: str, k: int) -> list[tuple[Chunk, float]]:
-        vector = self._embeddings.embed_query(query)
+    def _dense(self, store: Any, queries: Sequence[str], k: int) -> list[list[tuple[Chunk, float]]]:
+        """Each query's top k by cosine similarity, in one request to the vector store (a
+        Chroma server is a round trip per request: a findebate run has ~20 queries)."""
+        if not queries:
+            return []
+        vectors = [self._embeddings.embed_query(q) for q in queries]
+        got = store._collection.query(
+            query_embeddings=vectors, n_results=k, include=["documents", "metadatas", "distances"]
+        )
         return [
-            (_chunk_from(doc.id, doc.page_content, doc.metadata), 1.0 - float(distance))
-            for doc, distance in store.similarity_search_by_vector_with_relevance_scores(
-                vector, k=k
+            [
+                (_chunk_from(i, d, m or {}), 1.0 - float(dist))
+                for i, d, m, dist in zip(ids, docs, metas, dists, strict=True)
+            ]
+            for ids, docs, metas, dists in zip(
+                got["ids"], got["documents"], got["metadatas"], got["distances"], strict=True
             )
         ]
 
@@ -270,11 +280,13 @@ class TranscriptIndex:
     ) -> dict[str, list[Hit]]:
         store = self._store(collection)
         lexical = self.lexical(collection) if retriever != "dense" else None
+        asked = [q for queries in dimensions.values() for q in queries]
+        dense_hits = iter(self._dense(store, asked, k) if retriever != "bm25" else [])
         out: dict[str, list[Hit]] = {}
         for dim, queries in dimensions.items():
             best: dict[str, Hit] = {}
             for query in queries:
-                dense = self._dense(store, query, k) if retriever != "bm25" else []
+                dense = next(dense_hits) if retriever != "bm25" else []
                 words = lexical.search(query, k) if lexical is not None else []
                 if retriever == "hybrid":
                     ranked = rrf([[c for c, _ in dense], [c for c, _ in words]], k)

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from core.chunking import recursive_chunks
@@ -109,3 +111,36 @@ def test_rrf_rewards_agreement() -> None:
     fused = rrf([[a, b], [b, c]], k=3)
     assert [ch.id for ch, _ in fused] == ["b", "a", "c"]
     assert fused[0][1] == 1 / 62 + 1 / 61
+
+
+def test_dense_search_asks_the_store_once_and_matches_per_query_search(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All of a run's dense queries go to the vector store in one request (a Chroma server is a
+    round trip per request), with each query's hits exactly as a search of its own gives them."""
+    index, _ = _index(tmp_path)
+    t = parse_transcript(sample_text)
+    name = index.ingest(t.sha256, recursive_chunks(t, max_words=40), "rec40").collection
+    store = index._store(name)
+    calls: list[int] = []
+    collection_type = type(store._collection)
+    query = collection_type.query
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(kwargs.get("query_embeddings", [])))
+        return query(self, *args, **kwargs)
+
+    monkeypatch.setattr(collection_type, "query", counted)
+    hits = index.search(name, FINDEBATE_DIMENSIONS, k=4, per_dim=50, retriever="dense")
+    monkeypatch.undo()
+    n_queries = sum(len(q) for q in FINDEBATE_DIMENSIONS.values())
+    assert calls == [n_queries]
+    for dim, queries in FINDEBATE_DIMENSIONS.items():
+        alone: dict[str, float] = {}
+        for q in queries:
+            vector = index._embeddings.embed_query(q)
+            for doc, distance in store.similarity_search_by_vector_with_relevance_scores(
+                vector, k=4
+            ):
+                alone[str(doc.id)] = max(alone.get(str(doc.id), -1.0), 1.0 - distance)
+        assert {h.chunk.id: h.score for h in hits[dim]} == pytest.approx(alone)
