@@ -41,7 +41,7 @@ class LazyGrammarSampler:
         self.view: np.ndarray[Any, Any] = np.frombuffer(memoryview(self.data), dtype=TOKEN_DTYPE)
         self.ids = np.arange(n_vocab, dtype=np.intc)
         self.one = (C.llama_token_data * 1)()
-        self.redraws = 0  # tokens the grammar refused (tests, the server's log)
+        self.redraws = 0  # tokens the grammar refused (read by the tests)
         self.tokens = 0
 
     def allowed(self, token: int) -> bool:
