@@ -238,7 +238,7 @@ class TranscriptIndex:
 
     def _dense(self, store: Any, queries: Sequence[str], k: int) -> list[list[tuple[Chunk, float]]]:
         """Each query's top k by cosine similarity, in one request to the vector store (a
-        Chroma server is a round trip per request: a findebate run has ~20 queries)."""
+        Chroma server is a round trip per request: a findebate run has 18 queries)."""
         if not queries:
             return []
         vectors = [self._embeddings.embed_query(q) for q in queries]
