@@ -294,44 +294,91 @@ class ToneReport(BaseModel):
     most_negative: list[TonePassage]
 
 
-class KeyFigure(BaseModel):
-    """One headline figure the call states."""
+Role = Literal["result", "comparison", "change"]
+Basis = Literal["gaap", "adjusted", "organic", "constant_currency"]
 
-    metric: str = Field(description="what it measures, e.g. revenue, eps_adjusted, net_income")
-    label: str = Field(description="for a reader, e.g. Adjusted EPS")
+
+class StatedFigure(BaseModel):
+    """A figure stated with a key figure: its change ("up 9%") or what it is compared with
+    ("from $81 million in the second quarter of 2020"), with its own role and period."""
+
+    role: Role
+    text: str = Field(description="as stated, e.g. 9% or $81 million")
+    value: float = Field(description="signed, normalised: a decline is negative")
+    unit: Literal["money", "percent", "bps", "number"]
+    period: str | None = Field(default=None, description="for a comparison: its period")
+    start: int
+    end: int
+
+
+class KeyFigure(BaseModel):
+    """One headline figure the call states, attributed by the words bound to it."""
+
+    metric: str = Field(description="what it measures, e.g. revenue, eps, net_income")
+    label: str = Field(description="for a reader, e.g. Adjusted EPS, Journeys revenue")
     text: str = Field(description="the figure as stated, e.g. $1.73")
-    value: float = Field(description="normalised: units (money, counts) or percent points")
+    value: float = Field(
+        description="signed, normalised: units (money, counts) or percent points; a loss or a "
+        "decline is negative"
+    )
     kind: Literal["percent", "money", "plain"]
-    period: str | None = Field(default=None, description="e.g. Q3, FY 2021")
+    unit: Literal["money", "percent", "bps", "number"] = "money"
+    role: Literal["result", "change"] = Field(
+        default="result", description="the period's own level, or a change when only that is stated"
+    )
+    basis: Basis | None = Field(default=None, description="adjusted, GAAP, organic... as stated")
+    segment: str | None = Field(default=None, description="the part of the company; None: all")
+    period: str | None = Field(default=None, description="e.g. Q3 2021, FY 2021 (fiscal)")
+    change: StatedFigure | None = Field(default=None, description="the change stated with it")
+    prior: StatedFigure | None = Field(default=None, description="the figure it is compared with")
     comparison: str | None = Field(
-        default=None, description="what the call compares it with, e.g. vs $1.78 a year ago"
+        default=None, description="the change and comparison as the call states them"
     )
     speaker: str | None = None
     section: str
     start: int = Field(description="character span of the figure in the transcript")
     end: int
-    sentence: str = Field(description="the sentence that states it")
-    salience: float = Field(description="rank score: metric weight, position, comparison")
+    sentence: str = Field(description="the quote: the sentence that states it (the quote wins)")
+    salience: float = Field(description="rank score: metric weight, position, company-wide")
 
 
 class GuidanceItem(BaseModel):
-    """A forward-looking figure or range the call states."""
+    """A forward-looking figure, range or worded range ("low teens") the call states."""
 
     metric: str
     label: str
     text: str = Field(description='as stated, e.g. "$6.15 billion to $6.21 billion"')
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     kind: Literal["percent", "money", "plain"]
+    unit: Literal["money", "percent", "bps", "number"] = "money"
+    role: Literal["result", "change"] = Field(
+        default="result", description="a level (EPS of $5.10) or a growth rate (revenue +5-7%)"
+    )
+    basis: Basis | None = None
+    segment: str | None = None
+    qualitative: bool = Field(default=False, description="stated in words, bounds approximate")
     period: str | None = None
     direction: Direction | None = Field(
-        default=None, description="when the call states it: raised, lowered, reaffirmed..."
+        default=None, description="only when the call states it about this item"
     )
     speaker: str | None = None
     section: str
     start: int
     end: int
     sentence: str
+
+
+class CallIdentityFacts(BaseModel):
+    """Who and what the call is, read from the call (a user's company/ticker/period win)."""
+
+    company: str | None = None
+    ticker: str | None = None
+    period: str | None = Field(default=None, description="the fiscal period reported, e.g. Q1 2022")
+    call_date: str | None = None
+    adjusted_by_default: bool = Field(
+        default=False, description="the call says its figures are adjusted unless noted"
+    )
 
 
 class QaQuestion(BaseModel):
@@ -360,6 +407,7 @@ class Highlight(BaseModel):
 class CallFacts(BaseModel):
     """The call's facts, built by code; every figure traceable to its span."""
 
+    call: CallIdentityFacts = Field(default_factory=CallIdentityFacts)
     key_figures: list[KeyFigure] = Field(default_factory=list)
     guidance: list[GuidanceItem] = Field(default_factory=list)
     tone: ToneReport | None = None

@@ -3,13 +3,21 @@ baseline every model pipeline must beat. Each rule that fires says why, quoting 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from core.contract import CallFacts, Horizon, Position, Recommendation
+from core.contract import CallFacts, Horizon, KeyFigure, Position, Recommendation
+from core.facts.text import excerpt
 
-_UP = re.compile(r"\b(?:up|grew|rose|increase[ds]?|higher|improv\w*|record|expanded)\b", re.I)
-_DOWN = re.compile(r"\b(?:down|declined?|fell|decrease[ds]?|lower|contracted|shrank)\b", re.I)
+# Metrics where more is better: a stated rise is good news (a cost, debt or a loss ratio that
+# rises is not, so those never fire).
+MORE_IS_BETTER = frozenset(
+    {
+        "revenue", "eps", "net_income", "operating_income", "pretax_income", "ebitda",
+        "gross_profit", "gross_margin", "operating_margin", "ebitda_margin", "free_cash_flow",
+        "operating_cash_flow", "same_store_sales", "net_interest_income", "net_interest_margin",
+        "backlog", "orders", "aum",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -23,10 +31,33 @@ class Signal:
     fundamental: bool  # guidance and reported growth weigh more over a month
 
 
-def _quote(text: str, n: int = 180) -> str:
-    """The call's words, cut at a word boundary (never inside a figure)."""
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[:n].rsplit(" ", 1)[0] + " …"
+def _quote(text: str, figures: tuple[str, ...] = (), n: int = 180) -> str:
+    """The call's words, cut at word boundaries around its figures (never inside one)."""
+    return excerpt(text, figures, n)
+
+
+def _moved(k: KeyFigure) -> float:
+    """The sign of a company-wide result's stated change: the change stated with it, or the
+    row itself when it is a change; 0 when the call states none."""
+    if k.segment is not None or k.metric not in MORE_IS_BETTER:
+        return 0.0
+    if k.role == "change":
+        return k.value
+    return k.change.value if k.change is not None else 0.0
+
+
+def _growth_signals(facts: CallFacts) -> list[Signal]:
+    """At most two metrics up and two down, each quoted from the sentence that states it."""
+    out: list[Signal] = []
+    for sign, word in ((1.0, "up"), (-1.0, "down")):
+        metrics: list[str] = []
+        for k in facts.key_figures:
+            if _moved(k) * sign > 0 and k.metric not in metrics and len(metrics) < 2:
+                metrics.append(k.metric)
+                figures = tuple(x.text for x in (k, k.change) if x is not None)
+                why = _quote(k.sentence, figures)  # its period is in the quote, not the rule's name
+                out.append(Signal(f"{k.label} {word}", sign, why, fundamental=True))
+    return out
 
 
 def signals(facts: CallFacts) -> list[Signal]:
@@ -37,13 +68,8 @@ def signals(facts: CallFacts) -> list[Signal]:
         w = weights.get(g.direction or "")
         if w is not None:
             out.append(Signal(f"guidance {g.direction} ({g.label})", w,
-                              _quote(g.sentence), fundamental=True))  # fmt: skip
-    ups = [k for k in facts.key_figures if k.comparison and _UP.search(k.comparison)]
-    downs = [k for k in facts.key_figures if k.comparison and _DOWN.search(k.comparison)]
-    for k in ups[:2]:
-        out.append(Signal(f"{k.label} up", 1.0, _quote(f"{k.text}, {k.comparison}"), True))
-    for k in downs[:2]:
-        out.append(Signal(f"{k.label} down", -1.0, _quote(f"{k.text}, {k.comparison}"), True))
+                              _quote(g.sentence, (g.text,)), fundamental=True))  # fmt: skip
+    out += _growth_signals(facts)
     if facts.tone is not None:
         out += _tone_signals(facts)
     questions = [q for t in facts.qa_themes for q in t.questions]
@@ -106,7 +132,10 @@ def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
         "",
         "No language model wrote this report. Each horizon's stance is the sum of the rules "
         "below (LONG at `+1.5` or more, SHORT at `-1.5` or less, otherwise NEUTRAL; over a "
-        "month, guidance and reported growth weigh `1.5x` and tone `0.5x`).",
+        "month, guidance and reported growth weigh `1.5x` and tone `0.5x`). They read only the "
+        "rows the code attributed: guidance the call says it raised, lowered, reaffirmed or "
+        "withdrew, and company-wide results whose stated change is up or down (metrics where "
+        "more is better).",
         "",
     ]
     if fired:

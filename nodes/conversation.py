@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.context import RunContext
 from core.contract import clip
-from core.facts_figures import is_analyst, is_management, is_qa
+from core.facts.sentences import is_analyst, is_management, is_qa
 from core.grounding import extract_figures, same_figure
 from core.inputs import Financials
 from core.roles import Role, roles

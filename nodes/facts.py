@@ -1,6 +1,6 @@
 """The call's facts, computed by code before any model writes (core.facts): every pipeline's
-first node. Its output is verified data the models are told to take figures from, and the
-report's "Call facts" section."""
+first node. Its output is the data block the models are told to take figures from (rows
+extracted by code, each with its quote), and the report's "Call facts" section."""
 
 from __future__ import annotations
 
@@ -36,20 +36,23 @@ def stance_summary(update: dict[str, Any]) -> str:
 
 
 def verified(state: PipelineState) -> dict[str, str]:
-    """The call's facts as a verified data block for a prompt (`facts`), when the run has them;
-    every model that writes about the call gets it and is told to take figures from it."""
+    """The call's facts as a data block for a prompt (`facts`), when the run has them; every
+    model that writes about the call gets it and is told to take figures from it or the call."""
     found = state.get("facts")
     return {"facts": facts_block(found)} if found is not None else {}
 
 
 @traced("facts", summary=facts_summary)
 async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """Key figures, guidance, tone, Q&A themes (the analysts' questions grouped with the run's
-    embedding model) and highlights; no model writes any of it."""
+    """The call's identity (what the user stated wins), key figures, guidance, tone, Q&A themes
+    (the analysts' questions grouped with the run's embedding model) and highlights; no model
+    writes any of it."""
     transcript = state["transcript"]
     questions = [q.text for q in qa_questions(transcript)]
     vectors = await asyncio.to_thread(runtime.context.index.embed, questions) if questions else None
-    built = await asyncio.to_thread(call_facts, transcript, question_vectors=vectors)
+    built = await asyncio.to_thread(
+        call_facts, transcript, question_vectors=vectors, call=state["call"]
+    )
     return {"facts": built}
 
 

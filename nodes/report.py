@@ -24,6 +24,7 @@ from core.contract import (
     Report,
     calls_line,
     markdown_text,
+    plain_line,
 )
 from core.facts import facts_markdown
 from core.grounding import check_numbers, grounding_sources
@@ -180,12 +181,22 @@ def _extras(state: PipelineState) -> dict[str, Any]:
     return extras
 
 
+def _identity(state: PipelineState) -> tuple[str | None, str | None, str | None]:
+    """Company, ticker and period: what the user stated, else what the call facts read from the
+    call (single-line plain text either way, escaped as it enters Markdown)."""
+    call, facts = state["call"], state.get("facts")
+    read = facts.call if facts is not None else None
+    return (
+        call.company or plain_line(read.company if read else None),
+        call.ticker or plain_line(read.ticker if read else None),
+        call.period or plain_line(read.period if read else None),
+    )
+
+
 def _header(
     state: PipelineState, model: str, note: str | None, injections: list[InjectionHit]
 ) -> str:
-    call = state["call"]  # single-line plain text (CallInfo), escaped as it enters Markdown
-    company, ticker, period = (markdown_text(x) if x else None
-                               for x in (call.company, call.ticker, call.period))  # fmt: skip
+    company, ticker, period = (markdown_text(x) if x else None for x in _identity(state))
     name = " ".join(x for x in (company, f"({ticker})" if ticker else None) if x)
     title = f"# {name or 'Earnings call'}{f' {period}' if period else ''}: analyst report"
     lines = [title, "", f"_Pipeline `{state['pipeline']}`; final text written by `{model}`._"]

@@ -1,6 +1,7 @@
 """A report as tables analysts open: an .xlsx workbook (openpyxl) and the same sheets as CSV
 files in a zip. Sheets: Recommendations, Key figures and Guidance (when the call facts have
-them), Grounded figures (each with the passage that states it), Trace (per node)."""
+them: each row with its role, basis, segment, unit, the change and prior figure stated with it,
+and its quote), Grounded figures (each with the passage that states it), Trace (per node)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,38 @@ import io
 import zipfile
 from typing import Any
 
-from core.contract import Report
+from core.contract import GuidanceItem, KeyFigure, Report, StatedFigure
 
 Table = tuple[list[str], list[list[Any]]]
+
+KEY_FIGURE_COLUMNS = [
+    "metric", "label", "figure", "value", "unit", "role", "basis", "segment", "period",
+    "change", "change value", "change unit", "prior", "prior value", "prior period",
+    "comparison", "quote", "speaker", "section", "start", "end",
+]  # fmt: skip
+GUIDANCE_COLUMNS = [
+    "metric", "label", "figure", "low", "high", "unit", "role", "basis", "segment",
+    "qualitative", "period", "direction", "quote", "speaker", "section", "start", "end",
+]  # fmt: skip
+
+
+def _stated(figure: StatedFigure | None) -> list[Any]:
+    """A change or prior figure stated with a key figure: its text and signed value."""
+    return ["", None] if figure is None else [figure.text, figure.value]
+
+
+def _key_figure_row(k: KeyFigure) -> list[Any]:
+    change = [*_stated(k.change), k.change.unit if k.change else ""]
+    prior = [*_stated(k.prior), (k.prior.period or "") if k.prior else ""]
+    return [k.metric, k.label, k.text, k.value, k.unit, k.role, k.basis or "", k.segment or "",
+            k.period or "", *change, *prior, k.comparison or "", k.sentence, k.speaker or "",
+            k.section, k.start, k.end]  # fmt: skip
+
+
+def _guidance_row(g: GuidanceItem) -> list[Any]:
+    return [g.metric, g.label, g.text, g.low, g.high, g.unit, g.role, g.basis or "",
+            g.segment or "", g.qualitative, g.period or "", g.direction or "",
+            g.sentence, g.speaker or "", g.section, g.start, g.end]  # fmt: skip
 
 
 def sheets(report: Report) -> dict[str, Table]:
@@ -33,20 +63,10 @@ def sheets(report: Report) -> dict[str, Table]:
     }
     facts = report.facts
     if facts is not None and facts.key_figures:
-        out["Key figures"] = (
-            ["metric", "label", "figure", "value", "kind", "period", "comparison", "speaker",
-             "section", "start", "end"],
-            [[k.metric, k.label, k.text, k.value, k.kind, k.period or "", k.comparison or "",
-              k.speaker or "", k.section, k.start, k.end] for k in facts.key_figures],
-        )  # fmt: skip
+        rows = [_key_figure_row(k) for k in facts.key_figures]
+        out["Key figures"] = (list(KEY_FIGURE_COLUMNS), rows)
     if facts is not None and facts.guidance:
-        out["Guidance"] = (
-            ["metric", "label", "figure", "low", "high", "kind", "period", "direction", "speaker",
-             "section", "start", "end"],
-            [[g.metric, g.label, g.text, g.low, g.high, g.kind, g.period or "",
-              g.direction or "", g.speaker or "", g.section, g.start, g.end]
-             for g in facts.guidance],
-        )  # fmt: skip
+        out["Guidance"] = (list(GUIDANCE_COLUMNS), [_guidance_row(g) for g in facts.guidance])
     out["Grounded figures"] = (
         ["figure", "value", "kind", "grounded", "source", "source figure", "passage", "flagged"],
         [[n.text, n.value, n.kind, n.grounded,

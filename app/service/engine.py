@@ -25,6 +25,7 @@ from app.storage.checkpoints import checkpointer
 from app.storage.errors import is_infra_error
 from core.context import RunContext, RunControl, RunStopped, WordBudget
 from core.contract import CallInfo, NodeTrace, Report
+from core.facts.tone import load_lexicon
 from core.inputs import Financials, Prices
 from core.llm import ModelSource
 from core.logctx import run_id_var
@@ -32,7 +33,6 @@ from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput
 from core.telemetry import tracer
-from core.tone import load_lexicon
 from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline, state_types
 

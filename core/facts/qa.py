@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from core.contract import QaQuestion, QaTheme
-from core.facts_figures import figures_in, is_analyst, is_management, is_qa
+from core.facts.sentences import figures_in, is_analyst, is_management, is_qa
 from core.transcript import Transcript
 
 # -- Q&A themes ---------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from core.contract import TonePassage, ToneReport, ToneScore
 
 if TYPE_CHECKING:
-    from core.facts_figures import Sentence
+    from core.facts.sentences import Sentence
     from core.transcript import Transcript
 
 
@@ -73,7 +73,7 @@ def _score(group: str, texts: Sequence[str]) -> ToneScore | None:
 
 
 def tone_of(transcript: Transcript, sents: Sequence[Sentence], passages: int = 2) -> ToneReport:
-    from core.facts_figures import is_analyst, is_management, is_qa
+    from core.facts.sentences import is_analyst, is_management, is_qa
 
     groups: dict[str, list[str]] = {"whole call": [s.text for s in sents]}
     if any(is_qa(t.section) for t in transcript.turns):

@@ -418,11 +418,17 @@ def test_call_facts_rows_open_their_passages(server: Server, page: Any) -> None:
     wait_report(page)
     assert page.locator(".md h2", has_text="Call facts").count() == 1
     assert "No language model wrote this report" in page.locator(".md").inner_text()
+    # no company given: the title is the call as the facts read it, not "Untitled call"
+    assert page.locator(".run-head h2").inner_text() == "Northwind Logistics Q2 2026"
     first = page.locator('.md button.fact[data-fact="Key figures"]').first
     figure = first.inner_text()
     first.click()
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     assert page.locator("#drawer .passage mark").inner_text() == figure
+    head = page.locator("#drawer .drawer-head strong").inner_text()
+    assert head.endswith("(Q2 2026, result)"), head
+    quote = page.locator("#drawer .fact-quote").inner_text()
+    assert figure in quote and "Revenue grew 8.4%" in quote
     page.locator('.md button.fact[data-fact="Guidance"]').first.click()
     wait_until(page, "() => !!document.querySelector('#drawer .passage mark')?.textContent"
                      ".includes('billion')")  # fmt: skip

@@ -8,12 +8,44 @@ from typing import Any
 
 import pytest
 
-from core.contract import Position
+from core.contract import CallInfo, Position
 from core.fake_llm import FakeModels
 from core.transcript import parse_transcript
 from nodes.facts import NO_MODEL_NOTE
-from tests.core.test_facts import CALL
 from tests.scripts import block, findebate_models
+
+CALL = """### Prepared remarks
+**Operator**
+: Good day, and welcome to the Acme Widgets third quarter fiscal 2022 earnings conference call.
+
+**CEO**
+: Good morning. Third quarter revenue was $1.54 billion, up 10.7% from a year ago, and we are
+proud of a strong, excellent quarter with record demand. Adjusted earnings per share were $1.31
+compared with $1.12 in the third quarter of last year.
+
+**CFO**
+: Gross margin was 41.2%, compared to 39.8% last year. For fiscal 2022 we are raising our
+revenue guidance to $6.15 billion to $6.21 billion. We are reaffirming our outlook for
+adjusted EPS of $5.10 to $5.20 for the full year.
+
+### Q&A
+**Operator**
+: Our first question comes from Analyst-1.
+
+**Analyst-1**
+: Thanks. Can you talk about gross margin pressure from freight costs and what the margin
+trajectory looks like?
+
+**CFO**
+: We expect gross margin of about 41% next quarter, with freight costs easing.
+
+**Analyst-2**
+: On the supply chain, are there risks of disruption, shortages or delays that could hurt
+demand, and how uncertain is the holiday season?
+
+**CEO**
+: We remain cautious; there is uncertainty and some weakness in parts of the market.
+"""
 
 
 async def test_facts_pipeline_needs_no_model(fake_engine: Any) -> None:
@@ -78,8 +110,9 @@ async def test_models_are_given_the_verified_facts(
     assert out.report is not None
     for role in roles:
         prompt = models.script(role).calls[0].text
-        assert "## Verified call facts" in prompt and "$612 million" in prompt, role
-    assert "Verified call facts" not in models.script("extractor").calls[0].text
+        assert "## Call facts (extracted by code)" in prompt and "$612 million" in prompt, role
+        assert "the quote wins" in prompt and "Call as read: Northwind Logistics" in prompt, role
+    assert "Call facts (extracted by code)" not in models.script("extractor").calls[0].text
 
 
 @pytest.mark.parametrize("pipeline", ["conversation", "writer_feedback", "adversarial"])
@@ -87,7 +120,7 @@ async def test_every_writing_role_is_given_the_facts(
     fake_engine: Any, sample_text: str, pipeline: str
 ) -> None:
     """Writers, reviewers, the debate, the judge and the fact-checker: every model call that
-    writes about the call carries the verified facts (the recommendation extractor reads only
+    writes about the call carries the call facts (the recommendation extractor reads only
     the report)."""
     from core.fake_llm import Script, canned
 
@@ -99,4 +132,32 @@ async def test_every_writing_role_is_given_the_facts(
     calls = [*shared.calls, *models.script("fact_checker").calls]
     writing = [c for c in calls if c.tool != "RecommendationBlock"]
     assert len(writing) >= 4
-    assert all("## Verified call facts" in c.text for c in writing)
+    assert all("## Call facts (extracted by code)" in c.text for c in writing)
+
+
+async def test_the_title_names_the_call_as_read_when_the_user_gave_nothing(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The demo call names its company in its first line: the report's title says so instead of
+    "Earnings call", and the section names the call as read."""
+    async with fake_engine(FakeModels({})) as engine:
+        out = await engine.run("facts", parse_transcript(sample_text))
+    r = out.report
+    assert r is not None and r.facts is not None
+    assert r.facts.call.company == "Northwind Logistics" and r.facts.call.period == "Q2 2026"
+    assert r.markdown.startswith("# Northwind Logistics Q2 2026: analyst report")
+    assert "The call as read: Northwind Logistics, Q2 2026." in r.markdown
+
+
+async def test_what_the_user_stated_about_the_call_wins_and_is_escaped(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The run's CallInfo reaches the facts (call_facts' `call=`), and the title escapes it."""
+    call = CallInfo(company="Globex *Corp*", ticker="GBX")
+    async with fake_engine(FakeModels({})) as engine:
+        out = await engine.run("facts", parse_transcript(sample_text), call)
+    r = out.report
+    assert r is not None and r.facts is not None
+    assert (r.facts.call.company, r.facts.call.ticker) == ("Globex *Corp*", "GBX")
+    assert r.markdown.startswith(r"# Globex \*Corp\* (GBX) Q2 2026: analyst report")
+    assert r"The call as read: Globex \*Corp\* (GBX), Q2 2026." in r.markdown

@@ -296,14 +296,14 @@ def test_judge_rubrics_name_every_dimension() -> None:
 
 @pytest.mark.parametrize("name", prompts.available())
 def test_verified_facts_come_in_the_shared_context_when_given(name: str) -> None:
-    """With `facts`, every prompt's shared context carries the verified block and the rule to
+    """With `facts`, every prompt's shared context carries the facts block and the rule to
     take figures from it, before the role; without, no empty heading."""
     block = "- Revenue: $612 million (Q2 2026; grew 8.4% year over year; CEO)"
     with_facts = prompts.render(name, **VARS, facts=block)
     assert block in with_facts.system and "never state a figure" in with_facts.system
     assert with_facts.system.index(block) < with_facts.system.index("## Your role")
     without = prompts.render(name, **VARS)
-    assert "Verified call facts" not in without.system + without.user
+    assert "Call facts (extracted by code)" not in without.system + without.user
 
 
 def shared_prefix(a: str, b: str) -> str:

@@ -51,12 +51,13 @@ export class PassageDrawer {
     return this.text;
   }
 
-  async show({ heading, sub, start, end, mark = null }) {
+  async show({ heading, sub, start, end, mark = null, quote = null }) {
     const el = this.el;
     clear(el);
     el.hidden = false;
     const close = h("button", { type: "button", class: "btn small", onclick: () => { el.hidden = true; } }, "Close");
     el.append(h("div", { class: "drawer-head" }, h("div", {}, h("strong", {}, heading), sub ? h("div", { class: "muted" }, sub) : null), close));
+    if (quote) el.append(h("blockquote", { class: "fact-quote" }, h("span", { class: "muted" }, "Quote (it wins over the row): "), quote));
     const body = h("div", { class: "passage", "aria-live": "polite" }, "Loading the transcript…");
     el.append(body);
     close.focus();
@@ -94,7 +95,7 @@ function linkFacts(root, facts, drawer) {
   };
   const open = (heading, row, [start, end]) => drawer.show({
     heading, sub: [row.speaker, row.section].filter(Boolean).join(" · "),
-    start: Math.max(0, start - 200), end: end + 200, mark: [start, end],
+    start: Math.max(0, start - 200), end: end + 200, mark: [start, end], quote: row.sentence,
   });
   const rows = (title, items, label) => {
     const body = section(title)?.querySelector("tbody");
@@ -103,9 +104,13 @@ function linkFacts(root, facts, drawer) {
       const item = items[i];
       const cell = tr.cells[1];
       if (!item || !cell) return;
+      // the button is the figure as stated; what the row adds ("(change, up)") stays beside it
+      const text = cell.textContent;
+      const stated = text.startsWith(item.text) ? item.text : text;
+      const heading = `${label(item)}: ${item.text} (${[item.period || "period not stated", item.role].join(", ")})`;
       cell.replaceChildren(h("button", { type: "button", class: "fig grounded fact", dataset: { fact: title },
-        title: "Stated in the call: open the passage", onclick: () => open(`${label(item)}: ${item.text}`, item, [item.start, item.end]) },
-        cell.textContent));
+        title: "Stated in the call: open the passage", onclick: () => open(heading, item, [item.start, item.end]) },
+        stated), text.slice(stated.length));
     });
   };
   rows("Key figures", facts.key_figures || [], (k) => k.label);

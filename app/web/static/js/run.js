@@ -12,9 +12,12 @@ export function statusBadge(status) {
   return h("span", { class: `status status-${status}`, dataset: { status } }, status);
 }
 
+/** What the user stated about the call, else what the report's call facts read from the call. */
 function callTitle(run) {
   const c = run.call || {};
-  return [c.company, c.ticker && `(${c.ticker})`, c.period].filter(Boolean).join(" ") || "Untitled call";
+  const read = run.report?.facts?.call || {};
+  const [company, ticker, period] = ["company", "ticker", "period"].map((k) => c[k] || read[k]);
+  return [company, ticker && `(${ticker})`, period].filter(Boolean).join(" ") || "Untitled call";
 }
 
 async function download(run, kind) {
@@ -118,6 +121,7 @@ function runLayout(run, graph) {
     reportBox: h("div", { class: "report-box" }),
     actions: h("div", { class: "actions" }),
     totals: h("span", { class: "muted" }),
+    title: h("h2", {}, callTitle(run)),
   };
   ui.cancelBtn = h("button", { type: "button", class: "btn small danger", onclick: async () => {
     ui.cancelBtn.disabled = true;
@@ -126,7 +130,7 @@ function runLayout(run, graph) {
   ui.head = h("div", { class: "card run-head" },
     h("div", { class: "row spread" },
       h("div", {},
-        h("h2", {}, callTitle(run)),
+        ui.title,
         h("div", { class: "muted" }, h("code", {}, run.pipeline), " · started ", fmtTime(run.created_at), " · run ", h("code", { class: "run-id" }, run.id))),
       h("div", { class: "row" }, ui.status, ui.link, TERMINAL.has(run.status) ? null : ui.cancelBtn)),
     ui.totals, ui.errorBox, ui.actions);
@@ -140,6 +144,7 @@ function runLayout(run, graph) {
 async function showResult(runId, ui, drawer, navigate) {
   const detail = await api(`/v1/runs/${encodeURIComponent(runId)}`);
   clear(ui.status).append(statusBadge(detail.status));
+  ui.title.textContent = callTitle(detail);
   ui.cancelBtn.remove();
   ui.totals.textContent = totalsLine(detail);
   if (detail.error) {

@@ -1,0 +1,339 @@
+"""The call's identity, read from the call: company, ticker when stated, the fiscal period it
+reports (fiscal years that differ from the calendar included), the call date when stated, and
+whether its figures are adjusted (or organic) unless it says otherwise. A user's company and
+period win."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.facts.periods import Period, mentions, parse_label
+from core.facts.sentences import Sentence
+
+_RESULTS_WORDS = re.compile(
+    r"\b(?:results?|earnings|call|conference|performance|report(?:ed|ing)?|delivered|"
+    r"financial|quarter was|quarter,|we (?:grew|generated|achieved|posted|saw))\b",
+    re.IGNORECASE,
+)
+_FORWARD = re.compile(
+    r"\b(?:expects?|expected|expecting|anticipat\w+|guidance|outlook|forecast\w*|project(?:s|ed|"
+    r"ing)?|will|plan(?:s|ned)? to|look(?:ing)? ahead|as we (?:enter|head into|begin)|"
+    r"positioned for|going forward|next|ambitions?|goals?|targets?|"
+    r"aspirations?|roadmap|commit(?:ted|ment)?|aim(?:s|ing)?|by (?:fiscal |fy ?)?['’]?\d{2,4})\b",
+    re.IGNORECASE,
+)
+_COMPARED = re.compile(
+    r"\b(?:compared (?:to|with)|versus|vs\.?|from|over|than|relative to|against)\s+(?:the |our |"
+    r"a |an )?(?:same (?:quarter|period) (?:of |in )?)?(?:[\w$.,%']+\s+){0,3}$|['’]s$",
+    re.IGNORECASE,
+)
+_ADJUSTED_DEFAULT = re.compile(
+    r"\b(?:unless (?:otherwise )?(?:noted|stated|specified|indicated)|except (?:where|as) "
+    r"(?:noted|stated|otherwise)|all (?:of )?(?:the )?(?:figures|results|numbers|references|"
+    r"metrics|comparisons|financial (?:figures|results|measures)))\b[^.]{0,160}?\b(?:on an? )?"
+    r"(?P<basis>adjusted|non-gaap|core|operating|organic)\b"
+    r"|\b(?P<basis2>adjusted|non-gaap|core)\b[^.]{0,60}\bunless (?:otherwise )?"
+    r"(?:noted|stated|specified|indicated)",
+    re.IGNORECASE,
+)
+_REVENUE_ORGANIC = re.compile(
+    r"revenue (?:growth |comparisons? )[^.]{0,60}\borganic\b|\borganic basis\b[^.]{0,40}"
+    r"\brevenue|revenue comparisons are made on an organic basis",
+    re.IGNORECASE,
+)
+_ADJUSTED_GUIDANCE = re.compile(
+    r"\bguidance\b[^.]{0,120}\b(?:non-gaap|adjusted|excludes?|does not include)\b|\b(?:non-gaap|"
+    r"adjusted)\b[^.]{0,30}\b(?:guidance|outlook)\b",
+    re.IGNORECASE,
+)
+_TICKER = re.compile(r"\b(?:NYSE|NASDAQ|Nasdaq|NYSE American|TSX|LSE)\s*:\s*(?P<t>[A-Z]{1,5})\b")
+_MONTHS = [
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+]  # fmt: skip
+_DATE = re.compile(
+    r"\b(?:today|this (?:morning|afternoon|evening)),?\s+(?:\w+day,\s+)?(?P<m>"
+    + "|".join(_MONTHS)
+    + r")\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,\s+(?P<y>(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+# "welcome to the Genesco first-quarter", "welcome to Medtronic's", "CEO of LyondellBasell"
+_NAME = r"(?P<name>[A-Z][\w&.'’-]*(?:\s+(?:&\s+)?[A-Z][\w&.'’-]*){0,4})"
+_COMPANY = tuple(
+    re.compile(p)
+    for p in (
+        rf"\b[Ww]elcome to (?:the )?{_NAME}(?:'s|’s)?\s+(?:\w+[- ])?(?:\w+[- ])?(?:quarter|"
+        rf"fiscal|full|year|earnings|conference|financial|results|\d)",
+        rf"\b(?:[Ww]elcome|[Tt]hank you)[^.]{{0,40}}\b(?:to|for joining) (?:the )?{_NAME}(?:'s|’s)"
+        rf"\s",
+        rf"\b(?:CEO|CFO|Chief \w+ Officer|President|Chairman|Head of|Vice President)[^.]{{0,30}}"
+        rf"\bof {_NAME}",
+        rf"\b{_NAME}(?:'s|’s) (?:first|second|third|fourth|fiscal|full|\d)",
+        rf"(?:^|, ){_NAME} (?:reported|delivered|posted|generated|earned) (?:[\w-]+ ){{0,4}}?"
+        rf"(?:net income|earnings|revenues?|results|net sales|diluted)",
+        rf"\bwith me (?:today|on the call)[^.]{{0,80}}\b{_NAME}(?:'s|’s) (?:chief|president|ceo)",
+    )
+)
+_NOT_NAMES = frozenset(
+    [
+        "The",
+        "Our",
+        "We",
+        "I",
+        "This",
+        "Today",
+        "Good",
+        "Thank",
+        "Welcome",
+        "Ladies",
+        "Operator",
+        "Hello",
+        "Investor",
+        "Relations",
+        "Q1",
+        "Q2",
+        "Q3",
+        "Q4",
+        "Fiscal",
+        "Chief",
+        "Executive",
+        "Officer",
+        "Financial",
+        "President",
+        "Vice",
+        "Senior",
+        "Director",
+        "Head",
+        "First",
+        "Second",
+        "Third",
+        "Fourth",
+        "Full",
+        "Year",
+        "Quarter",
+        "Earnings",
+        "Conference",
+        "Call",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class CallIdentity:
+    company: str | None = None
+    ticker: str | None = None
+    period: Period | None = None
+    call_date: str | None = None
+    adjusted_by_default: bool = False
+    organic_revenue_by_default: bool = False
+    adjusted_guidance: bool = False  # "our EPS guidance excludes non-GAAP adjustments"
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def period_label(self) -> str | None:
+        return self.period.label() if self.period is not None else None
+
+
+_COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2)  # the operator's welcome names the company surely
+
+
+def _company(sents: Sequence[Sentence]) -> str | None:
+    """The company the call is for: names its opening patterns give ("welcome to the Genesco
+    first quarter call", "CEO of LyondellBasell", "NextEra Energy delivered ... results"),
+    weighted by pattern, then by how often the call says the name."""
+    votes: Counter[str] = Counter()
+    for s in sents[:80]:
+        for pattern, weight in zip(_COMPANY, _COMPANY_WEIGHTS, strict=True):
+            for m in pattern.finditer(s.text):
+                name = _clean_name(m.group("name"))
+                if name:
+                    votes[name] += weight
+    if not votes:
+        return None
+    text = " ".join(s.text for s in sents)
+    return max(votes, key=lambda n: (votes[n], text.count(n)))
+
+
+def _clean_name(raw: str) -> str | None:
+    words = raw.replace("’", "'").split()
+    while words and words[0] in _NOT_NAMES:
+        words.pop(0)
+    while words and (words[-1].strip(".,") in _NOT_NAMES or words[-1].lower() in ("inc", "inc.")):
+        words.pop()
+    name = " ".join(words).rstrip(".,'")
+    return name if len(name) >= 2 and not name.isdigit() else None
+
+
+def _quarters(sents: Sequence[Sentence]) -> Counter[int]:
+    """Which quarter the call reports: the one its results sentences name most, early weighing
+    more, forward-looking and comparison mentions aside."""
+    quarters: Counter[int] = Counter()
+    for i, s in enumerate(sents):
+        if _FORWARD.search(s.text):
+            continue
+        weight = 3 if i < 15 else 2 if i < 40 else 1
+        results = 2 if _RESULTS_WORDS.search(s.text) else 1
+        for m in mentions(s.text):
+            if (
+                m.period is not None
+                and m.period.kind == "Q"
+                and not _COMPARED.search(s.text[max(0, m.start - 40) : m.start])
+            ):
+                quarters[m.period.n] += weight * results
+    return quarters
+
+
+_QUARTER_END = re.compile(
+    r"\b(?:quarter|period|year)\b[^.]{0,30}\bended(?: on)?\s+(?:"
+    + "|".join(_MONTHS)
+    + r")\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d{2})",
+    re.IGNORECASE,
+)
+
+
+_PAST_TENSE = re.compile(
+    r"\b(?:was|were|began|grew|rose|fell|declined|decreased|increased|delivered|generated|"
+    r"reported|posted|achieved|ended|had|came in|finished|closed|totaled|totalled|improved|"
+    r"expanded|contracted|saw|made|returned|paid|repurchased|earned|produced|recorded|"
+    r"identified|exceeded|completed|drove|did)\b",
+    re.IGNORECASE,
+)
+
+
+def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
+    """Evidence for the fiscal year of the call's quarter `n` (None: a full-year call). The
+    call's quarter named with its year wins outright (the latest, since a results sentence
+    never names a later year's quarter); else: a sentence naming the quarter and one fiscal
+    year; fiscal years stated in past-tense results sentences; an earlier quarter of the same
+    year; the date the quarter ended; the year the outlook names (the current one on a Q1-Q3
+    call, the next on Q4). Comparisons ("compared to fiscal '20"), calendar quarters and far
+    targets ("net zero by FY '45") are no evidence."""
+    votes: Counter[int] = Counter()
+    bound: set[int] = set()
+    earlier: set[int] = set()
+    outlook: Counter[int] = Counter()
+    for s in sents:
+        forward = bool(_FORWARD.search(s.text))
+        past = bool(_PAST_TENSE.search(s.text))
+        years_here: set[int] = set()
+        quarter_here = False
+        for m in mentions(s.text):
+            p = m.period
+            before = s.text[max(0, m.start - 40) : m.start]
+            clause = s.text[s.text.rfind(";", 0, m.start) + 1 : m.start]
+            if re.search(r"\bcalendar\b", before[-25:] + m.text, re.I):
+                continue
+            if p is not None and p.kind == "Q" and p.n == n and not forward:
+                quarter_here = quarter_here or not _COMPARED.search(before)
+            if p is None or p.year is None:
+                continue
+            if re.search(r"\bby\s+(?:the end of\s+)?(?:fiscal\s+|fy\s*)?$", before, re.I):
+                continue
+            compared = bool(_COMPARED.search(before)) or bool(re.search(
+                r"\b(?:compared (?:to|with)|versus|vs\.?|year[- ]ago|prior[- ]year|last year)\b",
+                clause, re.I))  # fmt: skip
+            if forward:
+                if p.kind == "FY" and not compared:
+                    outlook[p.year] += 1
+                continue
+            if p.kind == "Q" and n is not None and p.n < n:
+                votes[p.year] += 1  # an earlier quarter, even compared with: the same year
+                earlier.add(p.year)
+                continue
+            if compared:
+                continue
+            if p.kind == "Q" and p.n == n:
+                bound.add(p.year)
+            elif p.kind == "FY":
+                years_here.add(p.year)
+                if past:
+                    votes[p.year] += 2 if "fiscal" in (before + m.text).lower() else 1
+        if quarter_here and len(years_here) == 1:
+            votes[next(iter(years_here))] += 3
+        for d in _QUARTER_END.finditer(s.text):
+            votes[int(d.group("y"))] += 1
+    if bound:  # the latest: a call's results never name a later year's same quarter
+        return Counter({max(bound | earlier): 100})
+    if outlook:  # the year the outlook names most (the earliest on a tie)
+        top = max(outlook.values())
+        first = min(y for y, c in outlook.items() if c == top)
+        votes[first - 1 if n in (4, None) else first] += 2
+    return votes
+
+
+def call_period(sents: Sequence[Sentence]) -> Period | None:
+    """The fiscal period the call reports: the quarter its results sentences name most, and
+    the year the evidence points to (see `_year_votes`); a full-year call when it names no
+    quarter but its full-year results."""
+    quarters = _quarters(sents)
+    n = quarters.most_common(1)[0][0] if quarters else None
+    votes = _year_votes(sents, n)
+    year = None
+    if votes:
+        top = max(votes.values())
+        year = max(y for y, c in votes.items() if c == top)
+    if n is None:
+        full_year = any(
+            re.search(
+                r"\b(?:full[- ]year|fiscal (?:year )?(?:19|20)?\d{2}) results\b", s.text, re.I
+            )
+            for s in sents[:40]
+        )
+        return Period("FY", 0, year) if full_year and year is not None else None
+    return Period("Q", n, year)
+
+
+def identify(
+    sents: Sequence[Sentence],
+    *,
+    company: str | None = None,
+    ticker: str | None = None,
+    period: str | None = None,
+) -> CallIdentity:
+    """The call's identity from its text; what the user stated (company, ticker, period)
+    wins."""
+    notes: list[str] = []
+    text = " ".join(s.text for s in sents[:80])
+    found_company = _company(sents)
+    tickers = {m.group("t") for m in _TICKER.finditer(text)}
+    found_period = call_period(sents)
+    user_period = parse_label(period)
+    if user_period is not None:
+        if user_period.year is None and found_period is not None:
+            user_period = Period(user_period.kind, user_period.n, found_period.year)
+        chosen: Period | None = user_period
+    else:
+        chosen = found_period
+    if chosen is None:
+        notes.append("period: the call does not say which quarter or year it reports")
+    elif chosen.year is None:
+        notes.append(f"period: the call names {chosen.kind}{chosen.n or ''} but not its year")
+    if not (company or found_company):
+        notes.append("company: the call does not name the company in its opening")
+    names = {_clean_name(m.group("name")) for s in sents[:60] for p in _COMPANY
+             for m in p.finditer(s.text)} - {None}  # fmt: skip
+    if company is None and len(names) > 1 and found_company is not None:
+        others = sorted(n for n in names if n and n not in found_company and found_company not in n)
+        if others:
+            notes.append(f"company: the opening also names {', '.join(others[:3])}")
+    date = _DATE.search(text)
+    call_date = None
+    if date:
+        month = _MONTHS.index(date.group("m").lower()) + 1
+        call_date = f"{date.group('y')}-{month:02d}-{int(date.group('d')):02d}"
+    adjusted = _ADJUSTED_DEFAULT.search(text)
+    basis = (adjusted.group("basis") or adjusted.group("basis2") or "").lower() if adjusted else ""
+    return CallIdentity(
+        company=company or found_company,
+        ticker=ticker or (next(iter(tickers)) if len(tickers) == 1 else None),
+        period=chosen,
+        call_date=call_date,
+        adjusted_by_default=basis in ("adjusted", "non-gaap", "core"),
+        organic_revenue_by_default=bool(_REVENUE_ORGANIC.search(text)) or basis == "organic",
+        adjusted_guidance=bool(_ADJUSTED_GUIDANCE.search(" ".join(s.text for s in sents)))
+        or basis in ("adjusted", "non-gaap", "core"),
+        notes=notes,
+    )

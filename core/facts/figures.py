@@ -1,0 +1,339 @@
+"""Key figures and guidance: the attributed figures of management's prepared remarks, grouped
+(a result with the change and comparison stated with it), ranked by what an analyst leads with,
+and capped. Forward-looking figures go to guidance only when bound to a future period; their
+direction only when the call states it about them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import cast
+
+from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
+from core.facts.attribution import Attributed, Context, attribute
+from core.facts.call import CallIdentity
+from core.facts.outlook import PAST, is_forward
+from core.facts.periods import Period, mentions, resolve
+from core.facts.sentences import Sentence, figures_in, is_management, is_qa
+
+MAX_KEY_FIGURES = 12
+_INCOME_METRICS = frozenset(
+    [
+        "eps",
+        "net_income",
+        "operating_income",
+        "operating_margin",
+        "ebitda",
+        "ebitda_margin",
+        "pretax_income",
+        "gross_margin",
+        "free_cash_flow",
+    ]
+)
+MAX_GUIDANCE = 12
+
+_SAFE_HARBOR = re.compile(
+    r"forward-looking statements|safe harbor|private securities litigation|actual results "
+    r"(?:could|may) differ",
+    re.IGNORECASE,
+)
+_RESULTS_ONLY = re.compile(r"\b(?:year[- ]to[- ]date|ytd|trailing|so far this year)\b", re.I)
+_GUIDANCE_OBJECT = r"(?:guidance|outlook|forecast|expectations?|range|target|estimate|view)"
+_DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
+    (cast(Direction, d), re.compile(p, re.IGNORECASE))
+    for d, p in (
+        (
+            "withdrawn",
+            rf"\b(?:withdr[ae]w\w*|suspend\w*|pull(?:ed|ing)?)\b[^.]{{0,30}}"
+            rf"\b{_GUIDANCE_OBJECT}",
+        ),
+        (
+            "raised",
+            rf"\b(?:rais(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|lift(?:s|ed|ing)?|"
+            rf"boost(?:s|ed|ing)?|upgrad(?:e|es|ed|ing))\b(?:\s+[\w'-]+){{0,6}}\s+"
+            rf"{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |was |has been )?"
+            rf"(?:raised|increased)\b|\bnow expect[^.]{{0,80}}\b(?:above|higher than|up "
+            r"from) (?:our )?(?:prior|previous|earlier)",
+        ),
+        (
+            "lowered",
+            rf"\b(?:lower(?:s|ed|ing)?|reduc(?:e|es|ed|ing)|cut(?:s|ting)?|trimm?(?:ed|"
+            rf"ing)?|revis(?:e|ed|ing) down)\b(?:\s+[\w'-]+){{0,6}}\s+{_GUIDANCE_OBJECT}s?\b|"
+            rf"\b{_GUIDANCE_OBJECT}s? (?:is |was |has been )?(?:lowered|reduced|cut)\b|"
+            r"\bnow expect[^.]{0,80}\b(?:below|lower than|down from) (?:our )?(?:prior|"
+            r"previous|earlier)",
+        ),
+        (
+            "reaffirmed",
+            r"\b(?:continue|continues|still) to (?:expect|target|see|anticipate|"
+            r"project)\b|"
+            rf"\b(?:reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*)\b(?:\s+[\w'-]+){{0,6}}"
+            rf"\s+{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |remains? |"
+            r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b",
+        ),
+        (
+            "introduced",
+            rf"\b(?:initiat\w*|introduc\w*|establish\w*|issu(?:e|es|ed|ing))\b"
+            rf"(?:\s+[\w'-]+){{0,6}}\s+{_GUIDANCE_OBJECT}s?\b",
+        ),
+    )
+)
+
+
+def _eligible(s: Sentence) -> bool:
+    """Management's prepared remarks (or a transcript without speakers or sections)."""
+    if _SAFE_HARBOR.search(s.text):
+        return False
+    if s.turn.speaker and not is_management(s.turn.speaker):
+        return False
+    return not is_qa(s.turn.section)
+
+
+def _label(a: Attributed) -> str:
+    base = a.metric.label
+    if a.metric.name == "eps" and a.basis == "adjusted":
+        base = "Adjusted EPS"
+    elif a.metric.name == "eps" and a.basis == "gaap":
+        base = "GAAP EPS"
+    elif a.basis == "adjusted":
+        base = f"Adjusted {base[0].lower()}{base[1:]}" if not base.isupper() else f"Adjusted {base}"
+    elif a.basis == "organic":
+        base = f"Organic {base.lower()}"
+    elif a.basis == "constant_currency":
+        base = f"{base} (constant currency)"
+    if a.segment:
+        base = f"{a.segment}: {base[0].lower()}{base[1:]}" if not base.isupper() else (
+            f"{a.segment}: {base}")  # fmt: skip
+    return base
+
+
+def _stated(a: Attributed, offset: int) -> StatedFigure:
+    return StatedFigure(
+        role=a.role, text=a.fig.text, value=a.value, unit=a.unit,  # type: ignore[arg-type]
+        period=a.period.label() if a.period else None,
+        start=offset + a.fig.start, end=offset + a.fig.start + len(a.fig.text),
+    )  # fmt: skip
+
+
+def _groups(found: Sequence[Attributed]) -> list[list[Attributed]]:
+    """A result (or a change stated alone) with the changes and comparisons bound to it."""
+    groups: list[list[Attributed]] = []
+    by_start: dict[int, list[Attributed]] = {}
+    for a in found:
+        if a.anchor is not None and a.anchor in by_start:
+            by_start[a.anchor].append(a)
+            by_start[a.fig.start] = by_start[a.anchor]
+            continue
+        if a.role == "comparison":
+            continue  # compared with nothing the call attributes
+        group = [a]
+        groups.append(group)
+        by_start[a.fig.start] = group
+    return groups
+
+
+def _comparison_words(change: StatedFigure | None, prior: StatedFigure | None) -> str | None:
+    parts = []
+    if change is not None:
+        sign = "+" if change.value > 0 else ""
+        unit = {"percent": "%", "bps": " bps"}.get(change.unit, "")
+        value = change.text if change.unit == "money" else f"{sign}{change.value:g}{unit}"
+        if change.unit == "money" and change.value < 0:
+            value = f"down {change.text}"
+        elif change.unit == "money":
+            value = f"up {change.text}"
+        parts.append(value)
+    if prior is not None:
+        parts.append(f"vs {prior.text}" + (f" in {prior.period}" if prior.period else ""))
+    return ", ".join(parts) or None
+
+
+def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure]:
+    """Headline figures: company-wide results first, ranked by metric, at most 12; one row per
+    metric, basis, segment and period."""
+    rows: list[KeyFigure] = []
+    context = Context()
+    speaker: str | None = None
+    was_forward = False
+    outlook_age = 99
+    total = max(1, len(sents))
+    for n, s in enumerate(sents):
+        if s.turn.speaker != speaker:
+            context, speaker, was_forward = Context(), s.turn.speaker, False
+        if not _eligible(s):
+            continue
+        forward = is_forward(s.text, was_forward)
+        was_forward = is_forward(s.text)
+        outlook_age = 0 if was_forward else outlook_age + 1
+        found = attribute(s.text, call, context, forward=forward and not _RESULTS_ONLY.search(
+            s.text))  # fmt: skip
+        if outlook_age <= 3 and not PAST.search(s.text):
+            continue  # in the outlook, a sentence with no past tense may be more outlook
+        for group in _groups([a for a in found if not a.forward]):
+            primary = next((a for a in group if a.role == "result"), group[0])
+            if primary.role == "comparison" or primary.period is None:
+                continue
+            change = next((a for a in group if a.role == "change" and a is not primary), None)
+            prior = next((a for a in group if a.role == "comparison"), None)
+            changed = _stated(change, s.start) if change is not None else None
+            priored = _stated(prior, s.start) if prior is not None else None
+            score = primary.metric.weight + (1.0 if primary.segment is None else 0.0)
+            score += (0.6 if primary.role == "result" else 0.3) + (1.0 - 0.6 * n / total)
+            score += 0.3 if is_management(s.turn.speaker) else 0.0
+            score -= 0.4 if primary.period.kind not in ("Q", "FY") else 0.0
+            rows.append(
+                KeyFigure(
+                    metric=primary.metric.name, label=_label(primary), text=primary.fig.text,
+                    value=primary.value, kind=primary.fig.kind,
+                    unit=primary.unit,  # type: ignore[arg-type]
+                    role=primary.role,  # type: ignore[arg-type]
+                    basis=primary.basis,  # type: ignore[arg-type]
+                    segment=primary.segment, period=primary.period.label(),
+                    change=changed, prior=priored, comparison=_comparison_words(changed, priored),
+                    speaker=s.turn.speaker, section=s.turn.section,
+                    start=s.start + primary.fig.start,
+                    end=s.start + primary.fig.start + len(primary.fig.text),
+                    sentence=s.text, salience=round(score, 3),
+                )
+            )  # fmt: skip
+    return _select(rows)
+
+
+def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
+    rows = sorted(rows, key=lambda r: (-r.salience, r.start))
+    kept: list[KeyFigure] = []
+    seen: set[tuple[object, ...]] = set()
+    per_metric: dict[str, int] = {}
+    segments = 0
+    for r in rows:
+        key = (r.metric, r.basis, (r.segment or "").lower(), r.period, r.role)
+        if key in seen:
+            continue
+        if r.segment is None and per_metric.get(r.metric, 0) >= 2:
+            continue
+        if r.segment is not None and segments >= 4:
+            continue
+        seen.add(key)
+        if r.segment is None:
+            per_metric[r.metric] = per_metric.get(r.metric, 0) + 1
+        else:
+            segments += 1
+        kept.append(r)
+        if len(kept) == MAX_KEY_FIGURES:
+            break
+    return kept
+
+
+_FROM_PRIOR = re.compile(
+    r"\bfrom (?:our |the |its )?(?:prior|previous|earlier|initial|original)(?: guidance| outlook|"
+    r" range| expectations?| forecast)?(?: range)?(?: of)?\s+(?:approximately |about )?",
+    re.IGNORECASE,
+)
+
+
+def _direction(sentence: str, item: Attributed | None = None) -> Direction | None:
+    """Only what the sentence states: one direction word bound to guidance, or the new range
+    set against the prior one ("to 7% to 8% from the prior 9%")."""
+    if item is not None:
+        prior = _FROM_PRIOR.search(sentence, item.fig.start + len(item.fig.text))
+        if prior is not None and prior.start() - (item.fig.start + len(item.fig.text)) <= 40:
+            old = figures_in(sentence[prior.end() :])
+            if old and old[0].start == 0 and old[0].kind == item.fig.kind:
+                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
+                return "raised" if new_mid > old[0].value else (
+                    "lowered" if new_mid < old[0].value else "reaffirmed")  # fmt: skip
+    found = {d for d, p in _DIRECTIONS if p.search(sentence)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_future(period: Period, call: Period | None) -> bool:
+    if call is None or call.year is None or period.year is None:
+        return False
+    if period.year != call.year:
+        return period.year > call.year
+    if period.kind == "FY":
+        return not (call.kind == "Q" and call.n == 4) and call.kind != "FY"
+    if period.kind == "Q":
+        return call.kind == "Q" and period.n > call.n
+    if period.kind == "H":
+        return call.kind == "Q" and (period.n == 2 and call.n <= 2)
+    return False
+
+
+def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity) -> Period | None:
+    """A forward-looking sentence's period when its figure names none: the one future period
+    the sentence names, else the one the sentences just before set up ("For 2021, ...")."""
+    for text in (s.text, *[r.text for r in reversed(recent)]):
+        found = {resolve(m, call.period, forward=True) for m in mentions(text) if not m.is_base}
+        found = {p for p in found if p is not None and _is_future(p, call.period)}
+        if len(found) == 1:
+            return found.pop()
+        if len(found) > 1:
+            return None
+    return None
+
+
+def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem]:
+    """Forward-looking figures and ranges bound to a metric and a future period, management's:
+    the ones that weigh most (headline metrics, company-wide, a stated direction), in the order
+    the call states them."""
+    scored: list[tuple[float, GuidanceItem]] = []
+    context = Context()
+    speaker: str | None = None
+    recent: list[Sentence] = []
+    was_forward = False
+    for s in sents:
+        if s.turn.speaker != speaker:
+            context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
+        if not _eligible(s):
+            continue
+        forward = is_forward(s.text, was_forward)
+        was_forward = is_forward(s.text)
+        if not forward or _RESULTS_ONLY.search(s.text):
+            attribute(s.text, call, context)  # keeps the segment context current
+            recent = []
+            continue
+        found = [a for a in attribute(s.text, call, context, forward=True) if a.forward]
+        for a in found:
+            if a.role == "comparison" or a.anchor is not None:
+                continue
+            direction = _direction(s.text, a)
+            basis = a.basis
+            if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
+                basis = "adjusted"
+            period = a.period
+            if period is not None and not _is_future(period, call.period):
+                continue  # a stated past or current period: a result, not guidance
+            if period is None:
+                period = _outlook_period(s, recent, call)
+            if period is None:
+                continue
+            low, high = a.value, a.high if a.high is not None else a.value
+            if high is not None and low is not None and high < low:
+                low, high = high, low
+            item = GuidanceItem(
+                metric=a.metric.name, label=_label(a), text=a.fig.text, low=low, high=high,
+                kind=a.fig.kind, unit=a.unit,  # type: ignore[arg-type]
+                role=a.role,  # type: ignore[arg-type]
+                basis=basis,  # type: ignore[arg-type]
+                segment=a.segment, qualitative=a.qualitative, period=period.label(),
+                direction=direction, speaker=s.turn.speaker, section=s.turn.section,
+                start=s.start + a.fig.start, end=s.start + a.fig.start + len(a.fig.text),
+                sentence=s.text,
+            )  # fmt: skip
+            weight = a.metric.weight + (1.0 if a.segment is None else 0.0)
+            weight += (0.5 if a.high is not None else 0.0) + (0.5 if direction else 0.0)
+            scored.append((weight, item))
+        recent = (recent + [s])[-8:]
+    best = sorted(scored, key=lambda x: (-x[0], x[1].start))
+    kept: list[GuidanceItem] = []
+    seen: set[tuple[object, ...]] = set()
+    for _, g in best:
+        key = (g.metric, g.basis, (g.segment or "").lower(), g.period, g.role, g.low, g.high)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(g)
+        if len(kept) == MAX_GUIDANCE:
+            break
+    return sorted(kept, key=lambda g: g.start)

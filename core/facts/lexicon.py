@@ -1,0 +1,142 @@
+"""The metrics the call facts know: the words a call uses for each, the units a level of it
+can have (revenue is money; a margin is a percent), and how much an analyst leads with it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str
+    words: str  # regex, matched case-insensitively on word boundaries
+    level: str  # a level's unit: money, rate (a percent), per_share, number, volume, multiple
+    weight: float  # how much an analyst leads with it
+    segmentable: bool = True  # segments report it too (revenue yes, EPS no)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.words)
+
+
+_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(words: str) -> re.Pattern[str]:
+    if words not in _CACHE:
+        _CACHE[words] = re.compile(rf"\b(?:{words})\b", re.IGNORECASE)
+    return _CACHE[words]
+
+
+# Order matters only for ties: the longest metric words at a place win.
+METRICS: tuple[Metric, ...] = (
+    Metric("eps", "EPS", r"(?:diluted |basic )?(?:earnings|eps|net income|income|net loss|loss|"
+           r"earnings \(loss\)) per (?:diluted |basic )?(?:common )?share|e\.?p\.?s\.?|"
+           r"per[- ]share earnings", "per_share", 3.0, False),
+    Metric("book_value_per_share", "Book value per share",
+           r"(?:tangible )?book value per (?:common )?share", "per_share", 2.0, False),
+    Metric("dividend", "Dividend", r"(?:quarterly |cash |common |annual )?dividends?", "per_share",
+           1.4, False),
+    Metric("same_store_sales", "Same-store sales",
+           r"(?:same[- ]store|comparable[- ]store|comparable|comp(?:arable)?[- ]store|comp) "
+           r"(?:sales|revenues?)(?: growth)?|comps", "growth", 2.6),
+    Metric("gross_margin", "Gross margin", r"gross (?:profit )?(?:margins?|rate)(?: rate)?", "rate",
+           2.0),
+    Metric("operating_margin", "Operating margin",
+           r"operating (?:profit |income )?(?:margins?|rate)|ebit margins?|(?:segment )?operating "
+           r"margin",
+           "rate", 2.1),
+    Metric("ebitda_margin", "EBITDA margin", r"ebitda margins?", "rate", 2.0),
+    Metric("net_interest_margin", "Net interest margin", r"net interest margin|nim", "rate", 2.2),
+    Metric("tax_rate", "Tax rate", r"(?:effective |adjusted )?(?:income )?tax rate", "rate", 0.8,
+           False),
+    Metric("efficiency_ratio", "Efficiency ratio", r"efficiency ratio", "rate", 1.5),
+    Metric("return_on_equity", "Return on equity",
+           r"return on (?:average )?(?:tangible )?(?:common )?(?:shareholders' )?equity|rotce|roe",
+           "rate", 1.8, False),
+    Metric("return_on_assets", "Return on assets", r"return on (?:average )?assets|roa", "rate",
+           1.6),
+    Metric("combined_ratio", "Combined ratio", r"combined ratio", "rate", 2.2),
+    Metric("gross_profit", "Gross profit", r"gross profit", "money", 1.6),
+    Metric("ebitda", "EBITDA", r"ebitda", "money", 2.3),
+    Metric("operating_income", "Operating income",
+           r"operating (?:income|profit|earnings|loss)|income from operations|"
+           r"segment (?:operating )?(?:income|profit)", "money", 2.2),
+    Metric("pretax_income", "Pre-tax income",
+           r"pre-?tax (?:income|earnings)|income before (?:income )?taxes", "money", 1.6),
+    Metric("net_interest_income", "Net interest income", r"net interest income", "money", 2.0),
+    Metric("noninterest_income", "Non-interest income", r"non-?interest income|fee income",
+           "money", 1.5),
+    Metric("noninterest_expense", "Non-interest expense", r"non-?interest expenses?", "money",
+           1.3),
+    Metric("net_income", "Net income",
+           r"net (?:income|earnings|profit|loss)(?: attributable to [\w ]{3,30}?)?|earnings",
+           "money", 2.5),
+    Metric("free_cash_flow", "Free cash flow", r"free cash flows?", "money", 2.2, False),
+    Metric("operating_cash_flow", "Operating cash flow",
+           r"operating cash flows?|cash flows? from operati(?:ons|ng activities)|cash (?:provided|"
+           r"generated) (?:by|from) operati(?:ons|ng activities)|cash from operati(?:ons|ng "
+           r"activities)", "money", 2.0, False),
+    Metric("capex", "Capital expenditures", r"capital expenditures?|capex|capital spending",
+           "money", 1.2),
+    Metric("buyback", "Share repurchases",
+           r"share repurchases?|stock repurchases?|repurchases?|buybacks?", "money", 1.3, False),
+    Metric("backlog", "Backlog", r"(?:total |funded )?backlog", "money", 1.8),
+    Metric("orders", "Orders", r"orders|bookings|order intake", "money", 1.7),
+    Metric("book_to_bill", "Book-to-bill", r"book[- ]to[- ]bill(?: ratio)?", "number", 1.5),
+    Metric("loans", "Loans", r"(?:total |average |gross )?loans(?: and leases)?", "money", 1.8),
+    Metric("deposits", "Deposits", r"(?:total |average )?deposits", "money", 1.8),
+    Metric("charge_offs", "Net charge-offs", r"(?:net )?charge-?offs", "money", 1.5),
+    Metric("nonperforming_assets", "Nonperforming assets",
+           r"non-?performing (?:assets|loans)", "money", 1.4),
+    Metric("provision", "Provision for credit losses",
+           r"provision for (?:loan|credit) losses|(?:credit loss )?provision(?: expense)?",
+           "money", 1.6),
+    Metric("aum", "Assets under management", r"assets under (?:management|administration)|aum",
+           "money", 2.0),
+    Metric("debt", "Debt", r"(?:net |total |long-term )?debt", "money", 1.1, False),
+    Metric("cash", "Cash", r"cash and (?:cash )?equivalents|cash on hand|(?:total )?liquidity|"
+           r"(?:net )?cash position",
+           "money", 1.1, False),
+    Metric("expenses", "Operating expenses",
+           r"(?:total )?operating expenses|opex|sg&a(?: expenses?)?|selling, general and "
+           r"administrative expenses", "money", 1.2),
+    Metric("leverage", "Leverage", r"(?:net )?leverage(?: ratio)?|(?:net )?debt[- ]to[- ]ebitda",
+           "multiple", 1.1, False),
+    Metric("production", "Production", r"(?:total |net |average )?(?:production|output)",
+           "volume", 2.0),
+    Metric("production", "Originations", r"(?:mortgage |loan )?originations|origination volumes?",
+           "money", 1.6),
+    Metric("revenue", "Revenue", r"organic growth", "growth", 2.8),
+    Metric("revenue", "Revenue",
+           r"(?:net |total |consolidated )?(?:revenues?|sales)|top[- ]line|net sales", "money",
+           3.0),
+)  # fmt: skip
+
+METRIC_BY_NAME = {m.name: m for m in METRICS}
+
+
+@dataclass(frozen=True)
+class MetricMatch:
+    metric: Metric
+    start: int
+    end: int
+
+
+def metric_matches(text: str) -> list[MetricMatch]:
+    """Every metric phrase in `text`, the longest where they overlap, in order."""
+    found: list[MetricMatch] = []
+    for metric in METRICS:
+        for m in metric.pattern.finditer(text):
+            found.append(MetricMatch(metric, m.start(), m.end()))
+    found.sort(key=lambda x: (x.start, -(x.end - x.start)))
+    out: list[MetricMatch] = []
+    for x in found:
+        if out and x.start < out[-1].end:
+            if x.end - x.start > out[-1].end - out[-1].start and x.start == out[-1].start:
+                out[-1] = x
+            continue
+        out.append(x)
+    return out

@@ -1,0 +1,43 @@
+"""Forward-looking or not: the words of an outlook ("we expect", "guidance", "for the full
+year we see"), and results spoken of against expectations ("better than we expected"), which
+are not."""
+
+from __future__ import annotations
+
+import re
+
+FORWARD = re.compile(
+    r"\b(?:expects?|expecting|anticipat(?:e|es|ing)|guidance|guiding|guide|outlook|"
+    r"forecast(?:s|ing)?|projects?|projecting|project(?:ed)? to|targets?|targeting|"
+    r"plan(?:s|ning)? (?:for|to)|we see|now see|estimates?|assum(?:e|es|ing|ption)|"
+    r"should (?:be|come|grow|increase|decrease|decline|range|improve)|will (?:be|grow|increase|"
+    r"decrease|decline|range|improve|come)|to be (?:in the range|between|approximately|about|"
+    r"around|up|down|in line|flat)|likely|going forward|next year|next quarter|"
+    r"(?:remainder|rest|balance) of the year|look(?:ing)? to|aim(?:ing)? to|we'll|"
+    r"we will|we are (?:targeting|planning)|we intend|(?:is|are) planned|budgeted)\b",
+    re.IGNORECASE,
+)
+# a result spoken of against expectations, or a past target: not guidance
+PAST_EXPECTATION = re.compile(
+    r"\b(?:than (?:we |our |had |originally |previously |initially )*(?:expected|anticipated|"
+    r"forecast(?:ed)?|guided|expectations?|guidance|outlook)|as (?:we )?(?:had )?(?:expected|"
+    r"anticipated)|(?:we|had|previously|originally|initially) (?:had )?(?:expected|anticipated|"
+    r"guided|targeted|forecast(?:ed)?|projected)|prior (?:guidance|outlook|expectations?)|"
+    r"previous (?:guidance|outlook|expectations?)|exceed(?:ed|ing)|ahead of (?:our )?"
+    r"(?:expectations|guidance|plan)|beat|in line with (?:our )?(?:expectations|guidance))\b",
+    re.IGNORECASE,
+)
+PAST = re.compile(
+    r"\b(?:was|were|grew|rose|fell|declined|decreased|increased|delivered|generated|reported|"
+    r"posted|achieved|ended|had|came in|finished|closed|totaled|improved|expanded|contracted|"
+    r"continued|saw|made|drove|enjoyed|won|booked|recorded|earned|produced|returned|paid)\b",
+    re.IGNORECASE,
+)
+
+
+def is_forward(text: str, after_forward: bool = False) -> bool:
+    """Forward-looking: an outlook's words, or (right after such a sentence) no past-tense
+    verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""
+    if PAST_EXPECTATION.search(text):
+        return False
+    return bool(FORWARD.search(text)) or (after_forward and not PAST.search(text))
