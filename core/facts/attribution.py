@@ -18,256 +18,21 @@ from core.facts.call import CallIdentity
 from core.facts.lexicon import METRIC_BY_NAME, Metric, MetricMatch, metric_matches
 from core.facts.outlook import FORWARD, PAST
 from core.facts.periods import Mention, Period, mentions, resolve
-from core.facts.sentences import figures_in
+from core.facts.segments import (
+    COMPANY_CUE,
+    GEO,
+    NOT_SEGMENT,
+    SEGMENT_AFTER,
+    SEGMENT_AT,
+    SEGMENT_NAMED,
+    SEGMENT_OPENER,
+    SEGMENT_SUBJECT,
+    np_segment,
+)
+from core.facts.units import fits, signed, unit_of, units
+from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS
 from core.grounding import Figure
 
-# words that may stand between a metric and its figure
-_CONNECT = frozenset(
-    [
-        "was",
-        "were",
-        "is",
-        "are",
-        "be",
-        "been",
-        "of",
-        "totaled",
-        "totalled",
-        "totaling",
-        "totalling",
-        "total",
-        "came",
-        "in",
-        "at",
-        "ended",
-        "reached",
-        "amounted",
-        "stood",
-        "to",
-        "by",
-        "increased",
-        "decreased",
-        "grew",
-        "rose",
-        "fell",
-        "declined",
-        "improved",
-        "expanded",
-        "contracted",
-        "up",
-        "down",
-        "approximately",
-        "about",
-        "roughly",
-        "nearly",
-        "almost",
-        "around",
-        "just",
-        "over",
-        "more",
-        "than",
-        "under",
-        "less",
-        "a",
-        "an",
-        "the",
-        "record",
-        "for",
-        "this",
-        "that",
-        "quarter",
-        "year",
-        "during",
-        "period",
-        "on",
-        "basis",
-        "gaap",
-        "non-gaap",
-        "adjusted",
-        "reported",
-        "organic",
-        "organically",
-        "constant",
-        "currency",
-        "year-over-year",
-        "year-on-year",
-        "sequentially",
-        "compared",
-        "with",
-        "versus",
-        "vs",
-        "vs.",
-        "from",
-        "increase",
-        "decrease",
-        "decline",
-        "growth",
-        "improvement",
-        "also",
-        "again",
-        "has",
-        "have",
-        "had",
-        "strong",
-        "solid",
-        "all-time",
-        "high",
-        "higher",
-        "lower",
-        "slightly",
-        "modestly",
-        "equated",
-        "equaled",
-        "equal",
-        "amounted",
-        "significantly",
-        "increasing",
-        "decreasing",
-        "growing",
-        "declining",
-        "improving",
-        "finished",
-        "landed",
-        "diluted",
-        "share",
-        "per",
-        "quarterly",
-        "fiscal",
-        "full",
-        "new",
-        "another",
-        "nearly",
-        "some",
-        "of",
-        "came",
-        "coming",
-        "hit",
-        "climbed",
-        "jumped",
-        "dropped",
-        "slipped",
-        "saw",
-        "reach",
-        "approached",
-        "exceeded",
-        "surpassed",
-        "which",
-        "or",
-        "achieved",
-        "delivered",
-        "generated",
-        "reported",
-        "posted",
-        "recorded",
-        "produced",
-        "its",
-        "our",
-        "we",
-        "than",
-        "expected",
-        "anticipated",
-        "planned",
-        "level",
-        "more",
-    ]
-)
-# and, in forward-looking sentences, the words of an outlook
-_FORWARD_CONNECT = _CONNECT | frozenset(
-    [
-        "expect",
-        "expects",
-        "expected",
-        "expecting",
-        "anticipate",
-        "anticipates",
-        "anticipated",
-        "anticipating",
-        "now",
-        "continue",
-        "continues",
-        "see",
-        "sees",
-        "guide",
-        "guides",
-        "guiding",
-        "guidance",
-        "outlook",
-        "project",
-        "projects",
-        "projected",
-        "forecast",
-        "forecasts",
-        "be",
-        "will",
-        "should",
-        "would",
-        "remain",
-        "remains",
-        "range",
-        "between",
-        "target",
-        "targets",
-        "targeting",
-        "plan",
-        "plans",
-        "planning",
-        "estimate",
-        "estimates",
-        "assume",
-        "assumes",
-        "assuming",
-        "likely",
-        "in-line",
-        "within",
-        "low",
-        "high",
-        "end",
-        "midpoint",
-        "toward",
-        "towards",
-        "there",
-        "roughly",
-        "grow",
-        "growth",
-        "decline",
-        "increase",
-        "rate",
-        "raising",
-        "raise",
-        "raised",
-        "lowering",
-        "lower",
-        "lowered",
-        "reaffirming",
-        "reaffirm",
-        "reaffirmed",
-        "reiterating",
-        "reiterate",
-        "maintaining",
-        "maintain",
-        "updated",
-        "updating",
-        "narrowing",
-        "narrowed",
-        "initial",
-        "initiating",
-        "providing",
-        "provide",
-        "expectations",
-        "being",
-        "look",
-        "looking",
-        "estimated",
-        "forecasted",
-        "targeted",
-        "guided",
-        "planned",
-        "currently",
-        "it",
-        "this",
-        "go",
-    ]
-)
 _CHANGE_UP = (
     r"up|increased?|increasing|grew|growing|growth|rose|rising|improved?|improving|"
     r"improvement|expanded|expanding|expansion|higher|gain(?:ed)?|climbed|jumped|better"
@@ -325,145 +90,6 @@ _BASIS_OPENING = re.compile(
 )
 _ORGANIC = re.compile(r"\borganic(?:ally)?\b", re.IGNORECASE)
 _CC = re.compile(r"\b(?:constant[- ]currency|fx[- ]neutral|currency[- ]neutral)\b", re.I)
-# words that qualify a metric without naming a part of the company
-_GENERIC = frozenset(
-    [
-        "total",
-        "net",
-        "consolidated",
-        "overall",
-        "company",
-        "company's",
-        "companywide",
-        "company-wide",
-        "quarterly",
-        "record",
-        "reported",
-        "adjusted",
-        "non-gaap",
-        "gaap",
-        "diluted",
-        "basic",
-        "core",
-        "organic",
-        "underlying",
-        "strong",
-        "solid",
-        "higher",
-        "lower",
-        "first-quarter",
-        "second-quarter",
-        "third-quarter",
-        "fourth-quarter",
-        "full-year",
-        "fiscal",
-        "year",
-        "quarter",
-        "annual",
-        "segment",
-        "our",
-        "the",
-        "its",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "a",
-        "an",
-        "and",
-        "record-setting",
-        "all-time",
-        "robust",
-        "healthy",
-        "solid",
-        "improved",
-        "increased",
-        "good",
-        "great",
-        "excellent",
-        "very",
-        "combined",
-        "comparable",
-        "q1",
-        "q2",
-        "q3",
-        "q4",
-        "fy",
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "full",
-        "operating",
-        "cash",
-        "total,",
-        "resulting",
-        "enterprise",
-        "enterprise-wide",
-        "reported,",
-        "pro",
-        "forma",
-        "year-to-date",
-        "ytd",
-        "cumulative",
-        "average",
-        "sequential",
-        "year-over-year",
-        "double-digit",
-        "double",
-        "digit",
-        "strong,",
-        "overall,",
-        "same",
-        "as",
-        "in",
-    ]
-)
-_GEO = re.compile(
-    r"\b(?:(?:in|across|from|outside(?: of)?) (?:the )?(?:U\.?S\.?|United States|Europe|EMEA|"
-    r"China|Asia(?: Pacific)?|APAC|Latin America|LatAm|Canada|Japan|North America|the Americas|"
-    r"emerging markets|international markets)|internationally|domestically)\b"
-)
-_SEGMENT_OPENER = re.compile(
-    r"^(?:(?:Now,?\s+)?(?:turning|moving|switching|shifting|let me turn|let's turn|I'll turn|"
-    r"looking|going)\s+(?:now\s+)?(?:to|at)\s+|In\s+|At\s+|For\s+|Within\s+)(?:the\s+|our\s+)?"
-    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})"
-    r"(?:\s+(?:segment|business|division|group|unit|brands?))?\s*(?:[,:]|\.?$)",
-)
-_SEGMENT_NAMED = re.compile(
-    r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+|and\s+)?[A-Z&][\w&'’.-]*){0,4})\s+"
-    r"(?:segment|business|division|group|unit)\b"
-)
-_SEGMENT_SUBJECT = re.compile(
-    r"(?:^(?:(?:During|In|For|At) [^,]{3,50},\s+)?|,\s+|\band\s+)"
-    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})(?:'s|’s)?,?\s+"
-    r"(?:also\s+|again\s+)?(?:enjoyed|had|saw|grew|"
-    r"rose|fell|won|booked|generated|"
-    r"reported|delivered|saw|posted|grew|achieved|produced|continued|contributed|recorded|"
-    r"earned|increased|decreased|experienced|benefited|ended)\b"
-)
-_SEGMENT_AT = re.compile(
-    r"\b(?:at|within|for) (?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})\b"
-)
-_NOT_SEGMENT = re.compile(
-    r"^(?:Q[1-4]|FY|H[12]|Fiscal|First|Second|Third|Fourth|January|February|March|April|May|"
-    r"June|July|August|September|October|November|December|Total|Overall|Summary|Addition|"
-    r"Closing|Conclusion|Short|Terms|Particular|Fact|Turn|Aggregate|Consolidated|Looking|"
-    r"Light|Line|General|Other|Both|Each|All|Our|Its|This|That|These|Those|Some|Most|Many|"
-    r"The|GAAP|Non-GAAP|Adjusted|So|Now|Again|Also|Finally|Lastly|Next|Then|Regarding|"
-    r"Respect|Order|Terms|Light|Spite|Contrast|Comparison|Response|Connection|It|We|They|He|"
-    r"She|There|Here|Everyone|Management|Today|Yesterday|Last|Looking|Importantly|Additionally|"
-    r"Overall|Sales|Revenue|Revenues|Earnings|Margins?|Cash|Net|Gross|Operating|Free|Company|"
-    r"Q&A|Slide|Slides|Page|Chart|Appendix|COVID|Covid|Board|Analysts?|Investors?|Wall|"
-    r"America|Americans|Yes|No|Thanks|Thank|Good|Great|Well|OK|Okay)\b"
-)
-_COMPANY_CUE = re.compile(
-    r"\b(?:total company|consolidated(?:ly)?|company[- ]wide|for the (?:total )?company|"
-    r"enterprise[- ]wide|in total|on a total company basis|overall company|(?:balance sheet|"
-    r"cash flows?|capital allocation|liquidity|guidance|outlook)\b)",
-    re.IGNORECASE,
-)
 
 
 # bounds that keep attribution linear in the call's length: each sentence's work is bounded
@@ -503,19 +129,6 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[\w'’&.-]+", text.lower())
 
 
-def _unit(fig: Figure, sentence: str) -> str:
-    after = sentence[fig.start + len(fig.text) : fig.start + len(fig.text) + 25]
-    if _BPS.search(fig.text) and re.search(r"basis|bps", fig.text, re.I):
-        return "bps"
-    if fig.kind == "plain" and _PERCENT_POINTS.match(after):
-        return "percent"
-    if fig.kind == "percent":
-        return "percent"
-    if fig.kind == "money" or re.search(r"(?:million|billion|thousand|trillion)\b", fig.text, re.I):
-        return "money"
-    return "number"
-
-
 def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     """The clause a figure sits in: between clause marks (semicolon, dash, colon, parenthesis,
     ", and", ", while", ", but", ", which", ", driven by" ...)."""
@@ -533,16 +146,9 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-_SEGMENT_AFTER = re.compile(
-    r"^\s*(?:for|in|from|at|of)\s+(?:our|the)\s+(?P<seg>[\w&'’.-]+(?:\s+[\w&'’.-]+){0,3}?)\s+"
-    r"(?:segment|business|division|unit|group)\b",
-    re.IGNORECASE,
-)
-
-
 def _gap_ok(gap: str, forward: bool = False) -> bool:
     """Only connecting words (and period words) between a metric and its figure."""
-    stripped = _SEGMENT_AFTER.sub(" ", gap, count=1)
+    stripped = SEGMENT_AFTER.sub(" ", gap, count=1)
     stripped = re.sub(r"\b(?:attributable|available) to (?:common )?(?:(?:share|stock)holders|"
                       r"(?:[A-Z][\w&.'’-]*\s*){1,4})", " ", stripped)  # fmt: skip
     for m in reversed(mentions(gap)):
@@ -551,287 +157,8 @@ def _gap_ok(gap: str, forward: bool = False) -> bool:
     if re.search(r"\d", stripped) or re.search(r"[;:(),]", stripped):
         return False  # another figure, or a list ("11% domestic sales growth, 14.9% for ...")
     words = _words(stripped.replace(",", " "))
-    allowed = _FORWARD_CONNECT if forward else _CONNECT
+    allowed = FORWARD_CONNECT if forward else CONNECT
     return len(words) <= (16 if forward else 12) and all(w in allowed for w in words)
-
-
-# lowercase words that name a part of a company: a channel, a geography, a product line
-_PART_WORDS = frozenset(
-    [
-        "domestic",
-        "international",
-        "online",
-        "digital",
-        "e-commerce",
-        "ecommerce",
-        "wholesale",
-        "retail",
-        "direct",
-        "service",
-        "services",
-        "product",
-        "products",
-        "software",
-        "hardware",
-        "subscription",
-        "subscriptions",
-        "license",
-        "licensed",
-        "licensing",
-        "brand",
-        "brands",
-        "consumer",
-        "commercial",
-        "industrial",
-        "residential",
-        "mortgage",
-        "consumer",
-        "government",
-        "defense",
-        "aerospace",
-        "marine",
-        "medical",
-        "surgical",
-        "diagnostics",
-        "pharma",
-        "specialty",
-        "generic",
-        "store",
-        "in-store",
-        "stores",
-        "branded",
-        "private-label",
-        "club",
-        "north",
-        "south",
-        "east",
-        "west",
-        "european",
-        "asian",
-        "us",
-        "u.s.",
-        "uk",
-        "canadian",
-        "chinese",
-        "global-brands",
-        "segment's",
-        "division's",
-        "emerging",
-        "markets",
-        "developed",
-    ]
-)
-_STOP_NP = frozenset(
-    [
-        "the",
-        "our",
-        "its",
-        "their",
-        "a",
-        "an",
-        "of",
-        "in",
-        "for",
-        "and",
-        "while",
-        "with",
-        "was",
-        "were",
-        "to",
-        "from",
-        "at",
-        "by",
-        "on",
-        "that",
-        "which",
-        "this",
-        "these",
-        "we",
-        "as",
-        "versus",
-        "or",
-        "than",
-        "both",
-        "each",
-        "is",
-        "are",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "do",
-        "did",
-    ]
-)
-
-
-# verbs whose object is the metric a figure then measures ("we expect revenue of $X")
-_SUBJECT_VERBS = frozenset(
-    [
-        "expect",
-        "expects",
-        "anticipate",
-        "anticipates",
-        "see",
-        "sees",
-        "project",
-        "projects",
-        "forecast",
-        "forecasts",
-        "target",
-        "targets",
-        "guide",
-        "estimate",
-        "estimates",
-        "deliver",
-        "delivered",
-        "delivers",
-        "generate",
-        "generated",
-        "generates",
-        "report",
-        "reported",
-        "reports",
-        "post",
-        "posted",
-        "achieve",
-        "achieved",
-        "produce",
-        "produced",
-        "had",
-        "have",
-        "has",
-        "saw",
-        "record",
-        "recorded",
-        "grew",
-        "grow",
-        "increased",
-        "increase",
-        "improved",
-        "improve",
-        "expanded",
-        "expand",
-        "now",
-        "continue",
-        "continues",
-        "still",
-        "also",
-        "again",
-        "generating",
-        "delivering",
-        "producing",
-        "achieving",
-        "reporting",
-        "posting",
-        "recording",
-        "driving",
-    ]
-)
-
-
-# verbs (and prepositions) after which "$X of <metric>" states the metric's level
-_OBJECT_VERBS = frozenset(
-    [
-        "delivered",
-        "generated",
-        "reported",
-        "posted",
-        "recorded",
-        "had",
-        "achieved",
-        "produced",
-        "earned",
-        "was",
-        "were",
-        "of",
-        "with",
-        "totaling",
-        "totaled",
-        "saw",
-        "returned",
-        "paid",
-        "is",
-        "are",
-        "be",
-        "generating",
-        "delivering",
-        "producing",
-        "reporting",
-        "posting",
-        "achieving",
-        "recording",
-        "earning",
-        "expect",
-        "expects",
-        "anticipate",
-        "see",
-        "deliver",
-        "generate",
-        "produce",
-        "achieve",
-        "earn",
-        "post",
-        "record",
-        "spend",
-        "spent",
-        "invest",
-        "invested",
-        "return",
-        "returned",
-        "deploy",
-        "deployed",
-    ]
-)
-
-
-def _np_segment(
-    sentence: str, at: int, company_words: frozenset[str], metric: str = ""
-) -> str | None | bool:
-    """The words before a metric in its noun phrase that name a part of the company
-    ("Journeys revenue", "O&P Americas EBITDA", "online sales"); None for the whole company;
-    False when the phrase has words that make it another measure or a verb ("pre-provision
-    net revenue", "demand drove revenue"): then the figure is not attributed."""
-    head = sentence[max(0, at - 60) : at]
-    tokens = re.findall(r"[\w'’&./-]+|[,;:()]", head)
-    picked: list[str] = []
-    for tok in reversed(tokens):
-        low = tok.lower().strip("'’")
-        if tok in ",;:()" or low in _STOP_NP or (re.search(r"\d", tok) and not mentions(tok)):
-            break
-        picked.append(tok)
-        if len(picked) >= 6:
-            break
-    picked.reverse()
-    if picked and picked[0][:1].isupper() and picked[0].lower() in _STOP_NP | {"so", "and", "but"}:
-        picked = picked[1:]
-    kept: list[str] = []
-    for t in picked:
-        low = t.lower().rstrip(".").removesuffix("'s").removesuffix("’s")
-        if low == "core" and metric in ("deposits", "loans"):
-            return False  # core deposits are a kind of deposits, not adjusted ones
-        if (
-            low in _GENERIC
-            or low in company_words
-            or mentions(t)
-            or re.fullmatch(
-                r"q[1-4]|\d+|'?\d{2}|(?:19|20)\d{2}|first|second|third|fourth|half|quarter|year|"
-                r"fiscal|full|annual|quarterly|sequential|the|so|and",
-                low,
-            )
-        ):
-            continue
-        if t[:1].isupper() or low in _PART_WORDS or "&" in t:
-            kept.append(t)
-            continue
-        if low in _SUBJECT_VERBS:
-            kept = []  # "we expect revenue ...": the phrase starts after the verb
-            continue
-        return False  # a word that is neither a part's name nor a plain qualifier
-    if not kept:
-        return None
-    return re.sub(r"(?:'s|’s)$", "", " ".join(kept).strip(" ,"))
 
 
 _REPORTED_ADJ = re.compile(
@@ -861,37 +188,6 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
     return None
 
 
-_VOLUME = re.compile(
-    r"^\s*(?:million |billion |thousand )?(?:bcfe?|mmcfe?|mcfe?|mmbtu|bbls?|barrels|boe|mboe|"
-    r"mmboe|tons|tonnes|metric tons|units|ounces|oz|megawatts|mw|gw|gigawatts|pounds|lbs|"
-    r"gallons|cubic feet)\b",
-    re.IGNORECASE,
-)
-
-
-def _fits(metric: Metric, unit: str, role: str, fig: Figure, after: str = "") -> bool:
-    """A level of revenue is money, of a margin a percent; a change may be a percent of either
-    (or points / basis points of a rate)."""
-    if role == "change":
-        if unit == "bps":
-            return metric.level == "rate"
-        if unit == "money":
-            return metric.level in ("money", "per_share")
-        return unit == "percent"
-    level = metric.level
-    if level == "money":
-        return unit == "money" and abs(fig.value) >= 1000
-    if level == "per_share":
-        return unit == "money" and abs(fig.value) < 1000
-    if level == "rate":
-        return unit == "percent"
-    if level == "volume":
-        return unit == "number" and bool(_VOLUME.match(after))
-    if level == "multiple":
-        return unit == "number" and bool(re.match(r"^\s*(?:times|x)\b", after, re.I))
-    return unit == "number"
-
-
 def _period(
     sentence: str,
     own: Sequence[Mention],
@@ -918,19 +214,19 @@ def attribute(
     """The figures of one sentence that its words attribute, in order; unattributable ones are
     left out. Updates `context` (the segment under discussion) for the next sentence."""
     company_words = frozenset(w.lower().rstrip("'’s") for w in (call.company or "").split())
-    opener = (_SEGMENT_OPENER.match(sentence) or _SEGMENT_NAMED.search(sentence)
-              or _SEGMENT_SUBJECT.search(sentence))  # fmt: skip
+    opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_NAMED.search(sentence)
+              or SEGMENT_SUBJECT.search(sentence))  # fmt: skip
     opener_seg = None
-    if opener is not None and not _NOT_SEGMENT.match(opener.group("seg")):
+    if opener is not None and not NOT_SEGMENT.match(opener.group("seg")):
         seg = opener.group("seg").strip()
         words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
         if not words <= company_words and not mentions(seg):
             opener_seg = seg
-    if _COMPANY_CUE.search(sentence):
+    if COMPANY_CUE.search(sentence):
         context.segment = None
     if opener_seg is None and not re.search(r"\d", sentence):
-        at = _SEGMENT_AT.search(sentence)
-        if at is not None and not _NOT_SEGMENT.match(at.group("seg")):
+        at = SEGMENT_AT.search(sentence)
+        if at is not None and not NOT_SEGMENT.match(at.group("seg")):
             words = {
                 w.lower().removesuffix("'s").removesuffix("’s") for w in at.group("seg").split()
             }
@@ -943,12 +239,12 @@ def attribute(
         context.segment, context.segment_age = opener_seg, 0
     if len(sentence) > MAX_SENTENCE:
         return []  # no spoken sentence is that long: a table or a paste, not attributable
-    figs, highs, worded = _units(sentence, forward)
+    figs, highs, worded = units(sentence, forward)
     if len(figs) > MAX_FIGURES:
         return []
     period_words = mentions(sentence)
     metrics = metric_matches(sentence)
-    geo = _GEO.search(sentence)
+    geo = GEO.search(sentence)
     out: list[Attributed] = []
     last: Attributed | None = None
     prev: Attributed | None = None
@@ -986,7 +282,7 @@ def attribute(
         prev = got
         if got is not None:
             if fig.start in highs:
-                got = replace(got, high=_signed(highs[fig.start], got.value), qualitative=fig.start
+                got = replace(got, high=signed(highs[fig.start], got.value), qualitative=fig.start
                               in worded)  # fmt: skip
             out.append(got)
             if got.role != "comparison":
@@ -1050,7 +346,7 @@ def _bind(
 ) -> Attributed | None:
     ca, cb = clause
     end = fig.start + len(fig.text)
-    unit = _unit(fig, sentence)
+    unit = unit_of(fig, sentence)
     if re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:]) and ca > 0:
         return None  # ", which was able to deliver ...": its subject is in another clause
     right = sentence[end:cb]
@@ -1095,7 +391,7 @@ def _bind(
                              r"more than|a record|record|just over|a|an)\s+)*$",
                              sentence[ca : fig.start])  # fmt: skip
             tail = sentence[nxt.end : cb] if nxt is not None else ""
-            if nxt is not None and (verb is None or verb.group(1).lower() in _OBJECT_VERBS) and (
+            if nxt is not None and (verb is None or verb.group(1).lower() in OBJECT_VERBS) and (
                 re.match(r"^\s*(?:$|,|\.|in the (?:quarter|period|year)|for\b|during|this|"
                          r"compared|versus|vs|up|down|an? |which|year|over|from)", tail, re.I)
             ):  # fmt: skip
@@ -1245,7 +541,7 @@ def _bind(
         return None
     if unit == "percent" and metric.level in ("money", "per_share") and role != "change":
         return None  # "40% of revenue" is a share; a percent of a money metric must be a change
-    if not _fits(metric, unit, role, fig, sentence[end:]):
+    if not fits(metric, unit, role, fig, sentence[end:]):
         return None
     # sign
     value = fig.value * (100 if unit == "bps" else 1)
@@ -1265,12 +561,12 @@ def _bind(
     if anchor is not None:
         segment = anchor.segment
     else:
-        found_seg = _np_segment(sentence, metric_match.start, company_words, metric.name) if (
+        found_seg = np_segment(sentence, metric_match.start, company_words, metric.name) if (
             metric_match.end > metric_match.start) else None  # fmt: skip
         if found_seg is False:
             return None
         segment = found_seg if isinstance(found_seg, str) else None
-        seg_after = _SEGMENT_AFTER.match(sentence, metric_match.end) if (
+        seg_after = SEGMENT_AFTER.match(sentence, metric_match.end) if (
             metric_match.end <= fig.start) else None  # fmt: skip
         if seg_after is not None and seg_after.end() <= fig.start:
             segment = segment or seg_after.group("seg")
@@ -1437,93 +733,3 @@ def _figure_period(
 
 def anchor_period(anchor: Attributed) -> Period | None | bool:
     return anchor.period if anchor.period is not None else False
-
-
-_RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and|through)\s*$", re.IGNORECASE)
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_WORDED = re.compile(
-    r"\b(?P<q>(?:(?:low|mid|high|upper)(?:[- ]to[- ](?:low|mid|high|upper))?[- ](?:single|double)"
-    r"[- ]digits?|(?:low|mid|high|upper)[- ](?:teens|twenties|thirties)|double[- ]digits?|"
-    r"single[- ]digits?))\b(?:\s*(?:percent|%))?",
-    re.IGNORECASE,
-)
-_WORDED_BOUNDS = {
-    "low single": (1, 3), "mid single": (4, 6), "high single": (7, 9), "upper single": (7, 9),
-    "low double": (10, 13), "double": (10, 19), "single": (1, 9), "low teens": (11, 13),
-    "mid teens": (14, 16), "high teens": (17, 19), "upper teens": (17, 19),
-    "low twenties": (20, 23), "mid twenties": (24, 26), "high twenties": (27, 29),
-    "low thirties": (30, 33), "mid thirties": (34, 36), "high thirties": (37, 39),
-}  # fmt: skip
-
-
-def _worded_bounds(phrase: str) -> tuple[float, float] | None:
-    words = re.sub(r"[- ]+", " ", phrase.lower()).replace(" digits", "").replace(" digit", "")
-    words = words.replace(" percent", "").replace("%", "").strip()
-    if " to " in words:  # "mid to high single"
-        first, rest = words.split(" to ", 1)
-        tail = rest.split(" ", 1)
-        lo = _WORDED_BOUNDS.get(f"{first} {tail[1]}" if len(tail) > 1 else first)
-        hi = _WORDED_BOUNDS.get(rest)
-        return (lo[0], hi[1]) if lo and hi else None
-    return _WORDED_BOUNDS.get(words)
-
-
-def _scale(fig: Figure) -> float:
-    m = _NUMBER.search(fig.text)
-    number = float(m.group(0).replace(",", "")) if m else 0.0
-    return fig.value / number if number else 1.0
-
-
-def _signed(high: float, low_signed: float) -> float:
-    return -abs(high) if low_signed < 0 else high
-
-
-def _units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float], set[int]]:
-    """The sentence's figures with ranges joined ("$6.15 billion to $6.21 billion", "5% to
-    7%", "between $1.10 and $1.20"; not "from 44% to 45%"), and, when forward-looking, worded
-    ranges ("low teens"). Returns the figures, each range's upper bound by start, and the
-    starts of worded ones."""
-    figs = figures_in(sentence)
-    out: list[Figure] = []
-    highs: dict[int, float] = {}
-    i = 0
-    while i < len(figs):
-        a = figs[i]
-        b = figs[i + 1] if i + 1 < len(figs) else None
-        ranged = forward or re.search(r"\b(?:between|range of|ranging from|range)\s*$",
-                                      sentence[: a.start], re.I)  # fmt: skip
-        joined = (
-            b is not None
-            and bool(ranged)
-            and bool(_RANGE_JOIN.match(sentence[a.start + len(a.text) : b.start]))
-            and not re.search(r"\bfrom\s*(?:approximately |about )?$", sentence[: a.start], re.I)
-            and (a.kind == b.kind or a.kind == "plain")
-        )
-        if joined and b is not None:
-            if " and " in sentence[a.start + len(a.text) : b.start] and not re.search(
-                r"\bbetween\s*$", sentence[: a.start], re.I
-            ):
-                out.append(a)
-                i += 1
-                continue
-            low = a.value
-            if _scale(a) == 1.0 and _scale(b) != 1.0:
-                low = a.value * _scale(b)
-            text = sentence[a.start : b.start + len(b.text)]
-            out.append(Figure(text, low, b.kind, b.tolerance, a.start))
-            highs[a.start] = b.value
-            i += 2
-            continue
-        out.append(a)
-        i += 1
-    worded: set[int] = set()
-    if forward:
-        for m in _WORDED.finditer(sentence):
-            bounds = _worded_bounds(m.group("q"))
-            if bounds is None or any(f.start <= m.start() < f.start + len(f.text) for f in out):
-                continue
-            out.append(Figure(m.group(0), float(bounds[0]), "percent", 0.0, m.start()))
-            highs[m.start()] = float(bounds[1])
-            worded.add(m.start())
-        out.sort(key=lambda f: f.start)
-    return out, highs, worded

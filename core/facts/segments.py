@@ -1,0 +1,123 @@
+"""Segments: which part of the company a figure is for. The words before a metric in its noun
+phrase ("Journeys revenue", "O&P Americas EBITDA", "online sales"), a name that opens the
+sentence ("In Aerospace,", "PrimeLending had"), a geography ("outside the US"), and the part
+under discussion since an earlier sentence named it."""
+
+from __future__ import annotations
+
+import re
+
+from core.facts.periods import mentions
+from core.facts.words import GENERIC, PART_WORDS, STOP_NP, SUBJECT_VERBS
+
+GEO = re.compile(
+    r"\b(?:(?:in|across|from|outside(?: of)?) (?:the )?(?:U\.?S\.?|United States|Europe|EMEA|"
+    r"China|Asia(?: Pacific)?|APAC|Latin America|LatAm|Canada|Japan|North America|the Americas|"
+    r"emerging markets|international markets)|internationally|domestically)\b"
+)
+
+
+SEGMENT_OPENER = re.compile(
+    r"^(?:(?:Now,?\s+)?(?:turning|moving|switching|shifting|let me turn|let's turn|I'll turn|"
+    r"looking|going)\s+(?:now\s+)?(?:to|at)\s+|In\s+|At\s+|For\s+|Within\s+)(?:the\s+|our\s+)?"
+    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})"
+    r"(?:\s+(?:segment|business|division|group|unit|brands?))?\s*(?:[,:]|\.?$)",
+)
+
+
+SEGMENT_NAMED = re.compile(
+    r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+|and\s+)?[A-Z&][\w&'’.-]*){0,4})\s+"
+    r"(?:segment|business|division|group|unit)\b"
+)
+
+
+SEGMENT_SUBJECT = re.compile(
+    r"(?:^(?:(?:During|In|For|At) [^,]{3,50},\s+)?|,\s+|\band\s+)"
+    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})(?:'s|’s)?,?\s+"
+    r"(?:also\s+|again\s+)?(?:enjoyed|had|saw|grew|"
+    r"rose|fell|won|booked|generated|"
+    r"reported|delivered|saw|posted|grew|achieved|produced|continued|contributed|recorded|"
+    r"earned|increased|decreased|experienced|benefited|ended)\b"
+)
+
+
+SEGMENT_AT = re.compile(
+    r"\b(?:at|within|for) (?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})\b"
+)
+
+
+NOT_SEGMENT = re.compile(
+    r"^(?:Q[1-4]|FY|H[12]|Fiscal|First|Second|Third|Fourth|January|February|March|April|May|"
+    r"June|July|August|September|October|November|December|Total|Overall|Summary|Addition|"
+    r"Closing|Conclusion|Short|Terms|Particular|Fact|Turn|Aggregate|Consolidated|Looking|"
+    r"Light|Line|General|Other|Both|Each|All|Our|Its|This|That|These|Those|Some|Most|Many|"
+    r"The|GAAP|Non-GAAP|Adjusted|So|Now|Again|Also|Finally|Lastly|Next|Then|Regarding|"
+    r"Respect|Order|Terms|Light|Spite|Contrast|Comparison|Response|Connection|It|We|They|He|"
+    r"She|There|Here|Everyone|Management|Today|Yesterday|Last|Looking|Importantly|Additionally|"
+    r"Overall|Sales|Revenue|Revenues|Earnings|Margins?|Cash|Net|Gross|Operating|Free|Company|"
+    r"Q&A|Slide|Slides|Page|Chart|Appendix|COVID|Covid|Board|Analysts?|Investors?|Wall|"
+    r"America|Americans|Yes|No|Thanks|Thank|Good|Great|Well|OK|Okay)\b"
+)
+
+
+COMPANY_CUE = re.compile(
+    r"\b(?:total company|consolidated(?:ly)?|company[- ]wide|for the (?:total )?company|"
+    r"enterprise[- ]wide|in total|on a total company basis|overall company|(?:balance sheet|"
+    r"cash flows?|capital allocation|liquidity|guidance|outlook)\b)",
+    re.IGNORECASE,
+)
+
+
+SEGMENT_AFTER = re.compile(
+    r"^\s*(?:for|in|from|at|of)\s+(?:our|the)\s+(?P<seg>[\w&'’.-]+(?:\s+[\w&'’.-]+){0,3}?)\s+"
+    r"(?:segment|business|division|unit|group)\b",
+    re.IGNORECASE,
+)
+
+
+def np_segment(
+    sentence: str, at: int, company_words: frozenset[str], metric: str = ""
+) -> str | None | bool:
+    """The words before a metric in its noun phrase that name a part of the company
+    ("Journeys revenue", "O&P Americas EBITDA", "online sales"); None for the whole company;
+    False when the phrase has words that make it another measure or a verb ("pre-provision
+    net revenue", "demand drove revenue"): then the figure is not attributed."""
+    head = sentence[max(0, at - 60) : at]
+    tokens = re.findall(r"[\w'’&./-]+|[,;:()]", head)
+    picked: list[str] = []
+    for tok in reversed(tokens):
+        low = tok.lower().strip("'’")
+        if tok in ",;:()" or low in STOP_NP or (re.search(r"\d", tok) and not mentions(tok)):
+            break
+        picked.append(tok)
+        if len(picked) >= 6:
+            break
+    picked.reverse()
+    if picked and picked[0][:1].isupper() and picked[0].lower() in STOP_NP | {"so", "and", "but"}:
+        picked = picked[1:]
+    kept: list[str] = []
+    for t in picked:
+        low = t.lower().rstrip(".").removesuffix("'s").removesuffix("’s")
+        if low == "core" and metric in ("deposits", "loans"):
+            return False  # core deposits are a kind of deposits, not adjusted ones
+        if (
+            low in GENERIC
+            or low in company_words
+            or mentions(t)
+            or re.fullmatch(
+                r"q[1-4]|\d+|'?\d{2}|(?:19|20)\d{2}|first|second|third|fourth|half|quarter|year|"
+                r"fiscal|full|annual|quarterly|sequential|the|so|and",
+                low,
+            )
+        ):
+            continue
+        if t[:1].isupper() or low in PART_WORDS or "&" in t:
+            kept.append(t)
+            continue
+        if low in SUBJECT_VERBS:
+            kept = []  # "we expect revenue ...": the phrase starts after the verb
+            continue
+        return False  # a word that is neither a part's name nor a plain qualifier
+    if not kept:
+        return None
+    return re.sub(r"(?:'s|’s)$", "", " ".join(kept).strip(" ,"))
