@@ -226,7 +226,9 @@ def system_rows(facts: Any) -> list[SystemRow]:
             if extra is None:
                 continue
             period = extra.period if extra.role == "comparison" else k.period
-            basis = k.basis if extra.role != "change" or k.basis in ("adjusted", "gaap") else None
+            basis = getattr(extra, "basis", None) or (
+                k.basis if extra.role != "change" or k.basis in ("adjusted", "gaap") else None
+            )
             out.append(SystemRow("figure", extra.start, extra.end, extra.value, None, extra.unit,
                                  k.metric, basis, k.segment, period, extra.role, None,
                                  extra.text))  # fmt: skip

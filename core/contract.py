@@ -306,6 +306,7 @@ class StatedFigure(BaseModel):
     text: str = Field(description="as stated, e.g. 9% or $81 million")
     value: float = Field(description="signed, normalised: a decline is negative")
     unit: Literal["money", "percent", "bps", "number"]
+    basis: Basis | None = Field(default=None, description="organic, adjusted... as stated")
     period: str | None = Field(default=None, description="for a comparison: its period")
     start: int
     end: int

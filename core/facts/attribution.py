@@ -27,6 +27,8 @@ from core.facts.segments import (
     SEGMENT_NAMED,
     SEGMENT_OPENER,
     SEGMENT_SUBJECT,
+    TOPIC,
+    TRANSITION,
     np_segment,
 )
 from core.facts.units import fits, signed, unit_of, units
@@ -71,7 +73,10 @@ _PAST_VERB = re.compile(
     r"contracted|saw|made|returned|paid|repurchased|earned|produced|recorded)\b",
     re.IGNORECASE,
 )
-_LOSS = re.compile(r"\bloss(?:es)?\b", re.IGNORECASE)
+# a loss as the metric itself ("net loss", "loss per share"), not "provision for loan losses"
+_LOSS = re.compile(
+    r"\b(?:net|operating|pre-?tax|comprehensive)\s+loss\b|\bloss\s+per\b|^loss\b", re.IGNORECASE
+)
 _BPS = re.compile(r"basis points?|bps|points?\b", re.IGNORECASE)
 _PERCENT_POINTS = re.compile(r"^\s*(?:percentage )?points?\b", re.IGNORECASE)
 _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?share\b", re.I)
@@ -224,6 +229,13 @@ def attribute(
             opener_seg = seg
     if COMPANY_CUE.search(sentence):
         context.segment = None
+    turn = TRANSITION.match(sentence)
+    if turn is not None:  # "Turning to marine systems.": the part under discussion, or a topic
+        topic = turn.group("seg").strip()
+        if TOPIC.search(topic) or mentions(topic):
+            context.segment = None
+        elif not {w.lower() for w in topic.split()} <= company_words:
+            context.segment, context.segment_age = topic, 0
     if opener_seg is None and not re.search(r"\d", sentence):
         at = SEGMENT_AT.search(sentence)
         if at is not None and not NOT_SEGMENT.match(at.group("seg")):
@@ -261,6 +273,14 @@ def attribute(
                     company_words, opener_seg, context, fw, geo)  # fmt: skip
         if got is not None and fw:
             got = replace(got, forward=True)
+        before_range = i > 0 and bool(
+            re.fullmatch(
+                r"\s*(?:to|-|–|—)\s*",
+                sentence[figs[i - 1].start + len(figs[i - 1].text) : fig.start],
+            )
+        )
+        if before_range and fig.start not in highs:
+            got = None  # "7% to 9%" outside an outlook: the second end of a range
         nxt = figs[i + 1] if i + 1 < len(figs) else None
         if (
             got is not None
@@ -347,7 +367,8 @@ def _bind(
     ca, cb = clause
     end = fig.start + len(fig.text)
     unit = unit_of(fig, sentence)
-    if re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:]) and ca > 0:
+    if ca > 0 and (re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:])
+                   or re.search(r"\b(?:which|who|where)\s*$", sentence[:ca])):  # fmt: skip
         return None  # ", which was able to deliver ...": its subject is in another clause
     right = sentence[end:cb]
     prev_fig_end = max((f.start + len(f.text) for f in figs[:i]), default=0)

@@ -110,6 +110,7 @@ def _label(a: Attributed) -> str:
 def _stated(a: Attributed, offset: int) -> StatedFigure:
     return StatedFigure(
         role=a.role, text=a.fig.text, value=a.value, unit=a.unit,  # type: ignore[arg-type]
+        basis=a.basis,  # type: ignore[arg-type]
         period=a.period.label() if a.period else None,
         start=offset + a.fig.start, end=offset + a.fig.start + len(a.fig.text),
     )  # fmt: skip

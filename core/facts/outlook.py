@@ -36,8 +36,9 @@ PAST = re.compile(
 
 
 def is_forward(text: str, after_forward: bool = False) -> bool:
-    """Forward-looking: an outlook's words, or (right after such a sentence) no past-tense
+    """Forward-looking: an outlook's words, or, right after such a sentence, a fragment with no
     verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""
     if PAST_EXPECTATION.search(text):
         return False
-    return bool(FORWARD.search(text)) or (after_forward and not PAST.search(text))
+    verbless = not PAST.search(text) and not re.search(r"\b(?:is|are|has|have)\b", text, re.I)
+    return bool(FORWARD.search(text)) or (after_forward and verbless)

@@ -33,8 +33,9 @@ SEGMENT_NAMED = re.compile(
 
 SEGMENT_SUBJECT = re.compile(
     r"(?:^(?:(?:During|In|For|At) [^,]{3,50},\s+)?|,\s+|\band\s+)"
-    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})(?:'s|’s)?,?\s+"
-    r"(?:also\s+|again\s+)?(?:enjoyed|had|saw|grew|"
+    r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?(?:[A-Z&][\w&'’.-]*|systems|solutions|services|"
+    r"products|brands)){0,3})(?:'s|’s)?,?\s+"
+    r"(?:also\s+|again\s+)?(?:enjoyed|had|has|saw|grew|"
     r"rose|fell|won|booked|generated|"
     r"reported|delivered|saw|posted|grew|achieved|produced|continued|contributed|recorded|"
     r"earned|increased|decreased|experienced|benefited|ended)\b"
@@ -121,3 +122,21 @@ def np_segment(
     if not kept:
         return None
     return re.sub(r"(?:'s|’s)$", "", " ".join(kept).strip(" ,"))
+
+
+# a short sentence that turns to a part of the company ("Turning to marine systems.") or to a
+# topic that is not one ("Now turning to the balance sheet.")
+TRANSITION = re.compile(
+    r"^(?:(?:Now|So|Next|Finally|Lastly),?\s+)?(?:turning|moving|switching|shifting|let me turn|"
+    r"let's turn|let me move|I'll turn|I will turn|I'll move|going)\s+(?:now\s+)?(?:on\s+)?(?:to|"
+    r"at)\s+(?:the\s+|our\s+)?(?P<seg>[\w&'’ .-]{2,40}?)(?:\s+(?:segment|business|division|"
+    r"group|unit))?\s*[.:]?$",
+    re.IGNORECASE,
+)
+TOPIC = re.compile(
+    r"\b(?:balance sheet|cash|capital|guidance|outlook|expenses?|liquidity|income statement|"
+    r"results|financials?|consolidated|total|company|q&a|questions?|slide|page|summary|"
+    r"highlights|details?|overview|call|operator|tax|debt|margins?|revenue|sales|earnings|"
+    r"profitability|performance|quarter|year|strategy|priorities)\b",
+    re.IGNORECASE,
+)

@@ -60,7 +60,7 @@ GENERIC = words(
 # lowercase words that name a part of a company: a channel, a geography, a product line
 PART_WORDS = words(
     """
-    domestic international online digital e-commerce ecommerce wholesale retail direct
+    domestic international online digital e-commerce ecommerce wholesale direct
     service services product products software hardware subscription subscriptions license
     licensed licensing brand brands consumer commercial industrial residential mortgage
     consumer government defense aerospace marine medical surgical diagnostics pharma
