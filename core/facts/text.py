@@ -99,7 +99,7 @@ def _figures(row: KeyFigure | GuidanceItem) -> list[str]:
 def _figure_bullet(f: KeyFigure) -> Highlight:
     """A key figure as a bullet: "q2 2026 revenue $612 mln, up 8.4%"; a change stated alone:
     "q2 2026 parcel: revenue down 3%"."""
-    period = (f.period or "").lower()
+    period = _telegram_period(f.period)
     if f.role == "change":
         text = f"{period} {f.label.lower()} {telegram(_moved(f.text, f.value))}"
     else:
@@ -122,8 +122,14 @@ def _guidance_bullet(g: GuidanceItem) -> Highlight:
     figure = telegram(g.text)
     if g.low is not None and g.high is not None and g.low != g.high:
         figure = re.sub(r"^(?:between\s+)?(.+?)\s+and\s+", r"\1 to ", figure)
-    text = f"{verb} {(g.period or '').lower()} {label} {figure}"
+    text = f"{verb} {_telegram_period(g.period)} {label} {figure}"
     return Highlight(text=" ".join(text.split()), source="guidance", spans=[(g.start, g.end)])
+
+
+def _telegram_period(period: str | None) -> str:
+    """ECTSum's way: "q3", "fy", "h1" (the year is often derived, "fiscal '22" -> 2022, and a
+    bullet states no figure the call does not)."""
+    return (period or "").split(" ")[0].lower()
 
 
 def highlights(figures: list[KeyFigure], outlook: list[GuidanceItem]) -> list[Highlight]:

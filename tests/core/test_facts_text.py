@@ -211,11 +211,11 @@ def test_block_quotes_a_sentence_once() -> None:
 def test_highlights_from_the_rows_fields() -> None:
     got = [h.text for h in facts().highlights]
     assert got == [
-        "q3 2021 revenue $1.54 bln, up 10.7%",
-        "q3 2021 adjusted eps $1.31 vs $1.12",
-        "q3 2021 journeys: revenue down 3%",
-        "raises fy 2022 revenue $6.15 bln to $6.21 bln",
-        "sees fy 2022 revenue growth low teens",
+        "q3 revenue $1.54 bln, up 10.7%",
+        "q3 adjusted eps $1.31 vs $1.12",
+        "q3 journeys: revenue down 3%",
+        "raises fy revenue $6.15 bln to $6.21 bln",
+        "sees fy revenue growth low teens",
     ]
     assert facts().highlights[0].spans[0] == (
         facts().key_figures[0].start,
@@ -240,8 +240,8 @@ def test_highlights_say_a_direction_only_when_stated_and_keep_5_to_8() -> None:
         direction="lowered",
     )
     assert [h.text for h in highlights([], [between, lowered])] == [
-        "sees q4 2021 revenue $600 mln to $615 mln",
-        "lowers fy 2022 eps $5.10",
+        "sees q4 revenue $600 mln to $615 mln",
+        "lowers fy eps $5.10",
     ]
     rows = [key(f"${n} million", f"Revenue was ${n} million.") for n in range(10, 20)]
     many = highlights(rows, [between] * 4)
@@ -268,7 +268,7 @@ def test_a_negative_result_stated_without_its_sign_says_so() -> None:
     row = key("$12 million", loss, metric="net_income", label="Net income", value=-12e6)
     md = facts_markdown(CallFacts(key_figures=[row], highlights=highlights([row], [])))
     assert f"| Net income | $12 million (negative) | Q3 2021 | — | {loss} |" in md
-    assert "- q3 2021 net income $12 mln (negative)" in md
+    assert "- q3 net income $12 mln (negative)" in md
     assert "$12 million (negative) (Q3 2021)" in facts_block(CallFacts(key_figures=[row]))
     signed = key("-$12 million", "Net income was -$12 million.", value=-12e6)
     assert "(negative)" not in facts_markdown(CallFacts(key_figures=[signed]))
