@@ -441,7 +441,8 @@ def _bind(
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         if last.role == "change" and re.fullmatch(
             r"\s*(?:(?:year[- ](?:over|on)[- ]year|sequentially|organically|in the quarter)\s+)?"
-            r"to\s+(?:a record |record |approximately |about |nearly |roughly )?",
+            r"to\s+(?:a record |record |approximately |about |nearly |roughly |(?:a|the) range "
+            r"of |between )?",
             between,
             re.IGNORECASE,
         ):

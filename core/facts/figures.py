@@ -12,7 +12,7 @@ from typing import cast
 from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
 from core.facts.attribution import Attributed, Context, attribute
 from core.facts.call import CallIdentity
-from core.facts.outlook import PAST, is_forward
+from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
 
@@ -37,8 +37,14 @@ _SAFE_HARBOR = re.compile(
     r"(?:could|may) differ",
     re.IGNORECASE,
 )
+# an outlook over several years, or a rate per year: no single future period to give it
+_MULTI_YEAR = re.compile(
+    r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\b(?:per|a|each|every) year\b|"
+    r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b",
+    re.IGNORECASE,
+)
 _RESULTS_ONLY = re.compile(r"\b(?:year[- ]to[- ]date|ytd|trailing|so far this year)\b", re.I)
-_GUIDANCE_OBJECT = r"(?:guidance|outlook|forecast|expectations?|range|target|estimate|view)"
+_GUIDANCE_OBJECT = r"(?:guidance|outlook|forecast|expectations?|target|estimate|view)"
 _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
     (cast(Direction, d), re.compile(p, re.IGNORECASE))
     for d, p in (
@@ -292,9 +298,12 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         was_forward = is_forward(s.text)
         if not forward or _RESULTS_ONLY.search(s.text):
             attribute(s.text, call, context)  # keeps the segment context current
-            recent = []
+            recent = (recent + [s])[-4:] if forward or PAST_EXPECTATION.search(s.text) else []
             continue
         found = [a for a in attribute(s.text, call, context, forward=True) if a.forward]
+        if _MULTI_YEAR.search(s.text):
+            recent = (recent + [s])[-8:]
+            continue
         for a in found:
             if a.role == "comparison" or a.anchor is not None:
                 continue

@@ -23,7 +23,7 @@ PAST_EXPECTATION = re.compile(
     r"forecast(?:ed)?|guided|expectations?|guidance|outlook)|as (?:we )?(?:had )?(?:expected|"
     r"anticipated)|(?:we|had|previously|originally|initially) (?:had )?(?:expected|anticipated|"
     r"guided|targeted|forecast(?:ed)?|projected)|prior (?:guidance|outlook|expectations?)|"
-    r"previous (?:guidance|outlook|expectations?)|exceed(?:ed|ing)|ahead of (?:our )?"
+    r"previous (?:guidance|outlook|expectations?)|exceed\w*|ahead of (?:our )?"
     r"(?:expectations|guidance|plan)|beat|in line with (?:our )?(?:expectations|guidance))\b",
     re.IGNORECASE,
 )

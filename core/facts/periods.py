@@ -182,12 +182,19 @@ def resolve(mention: Mention, call: Period | None, *, forward: bool = False) -> 
     p, rel = mention.period, mention.rel
     cy = call.year if call is not None else None
     if rel == "cur_q":
+        if forward and call is not None and call.kind == "Q" and call.year is not None:
+            # an outlook "for the quarter" is the quarter it guides: the next one
+            return (
+                Period("Q", 1, call.year + 1) if call.n == 4 else Period("Q", call.n + 1, call.year)
+            )
         return call
     if rel == "prior_q":
         return call.prior_quarter() if call is not None else None
     if rel == "prior_y":
         return call.prior_year() if call is not None else None
     if rel in ("this_y", "rest"):
+        if cy is not None and forward and call is not None and call.kind == "Q" and call.n == 4:
+            return Period("FY", 0, cy + 1)  # a Q4 call's outlook "for the full year": the next
         return Period("FY", 0, cy) if cy is not None else None
     if rel == "next_y":
         return Period("FY", 0, cy + 1) if cy is not None else None
