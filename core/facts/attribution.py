@@ -440,7 +440,8 @@ def _bind(
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         if last.role == "change" and re.fullmatch(
-            r"\s*(?:(?:year[- ](?:over|on)[- ]year|sequentially|organically|in the quarter)\s+)?"
+            r"\s*(?:(?:year[- ](?:over|on)[- ]year|sequentially|organically|in the quarter|"
+            r"on an? [\w-]+ basis)\s+)?"
             r"to\s+(?:a record |record |approximately |about |nearly |roughly |(?:a|the) range "
             r"of |between )?",
             between,

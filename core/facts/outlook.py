@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 FORWARD = re.compile(
-    r"\b(?:expects?|expecting|anticipat(?:e|es|ing)|guidance|guiding|guide|outlook|"
+    r"\b(?:(?:is|are|be|remains?) (?:now )?(?:expected|anticipated|estimated|projected|"
+    r"forecast(?:ed)?|planned|targeted|guided) (?:to|at)|expects?|expecting|"
+    r"anticipat(?:e|es|ing)|guidance|guiding|guide|outlook|"
     r"forecast(?:s|ing)?|projects?|projecting|project(?:ed)? to|targets?|targeting|"
     r"plan(?:s|ning)? (?:for|to)|we see|now see|estimates?|assum(?:e|es|ing|ption)|"
     r"should (?:be|come|grow|increase|decrease|decline|range|improve)|will (?:be|grow|increase|"
