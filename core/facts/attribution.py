@@ -593,7 +593,7 @@ def _bind(
             metric_match.end <= fig.start) else None  # fmt: skip
         if seg_after is not None and seg_after.end() <= fig.start:
             segment = segment or seg_after.group("seg")
-        if segment is None and opener_seg is not None and metric.segmentable:
+        if segment is None and opener_seg is not None:
             segment = opener_seg
         if segment is None and geo is not None and ca <= geo.start() < cb and metric.segmentable:
             segment = geo.group(0)

@@ -69,12 +69,12 @@ _COMPANY = tuple(
         rf"fiscal|full|year|earnings|conference|financial|results|\d)",
         rf"\b(?:[Ww]elcome|[Tt]hank you)[^.]{{0,40}}\b(?:to|for joining) (?:the )?{_NAME}(?:'s|’s)"
         rf"\s",
-        rf"\b(?:CEO|CFO|Chief \w+ Officer|President|Chairman|Head of|Vice President)[^.]{{0,30}}"
-        rf"\bof {_NAME}",
-        rf"\b{_NAME}(?:'s|’s) (?:first|second|third|fourth|fiscal|full|\d)",
+        rf"\b(?:CEO|CFO|Chief (?:Executive|Financial) Officer|Chairman)[^.]{{0,30}}\bof {_NAME}",
+        rf"\b{_NAME}(?:'s|’s) (?:(?:first|second|third|fourth)[- ]quarter|fiscal|full[- ]year)",
         rf"(?:^|, ){_NAME} (?:reported|delivered|posted|generated|earned) (?:[\w-]+ ){{0,4}}?"
         rf"(?:net income|earnings|revenues?|results|net sales|diluted)",
         rf"\bwith me (?:today|on the call)[^.]{{0,80}}\b{_NAME}(?:'s|’s) (?:chief|president|ceo)",
+        rf"\bHead of {_NAME} Investor Relations",
     )
 )
 _NOT_NAMES = frozenset(
@@ -137,7 +137,8 @@ class CallIdentity:
         return self.period.label() if self.period is not None else None
 
 
-_COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2)  # the operator's welcome names the company surely
+_COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2, 2)  # the operator's welcome names the company surely
+_OPENING_ONLY = {3, 4}  # patterns a segment matches too: only in the call's first sentences
 
 
 def _company(sents: Sequence[Sentence]) -> str | None:
@@ -145,8 +146,10 @@ def _company(sents: Sequence[Sentence]) -> str | None:
     first quarter call", "CEO of LyondellBasell", "NextEra Energy delivered ... results"),
     weighted by pattern, then by how often the call says the name."""
     votes: Counter[str] = Counter()
-    for s in sents[:80]:
-        for pattern, weight in zip(_COMPANY, _COMPANY_WEIGHTS, strict=True):
+    for i, s in enumerate(sents[:80]):
+        for n, (pattern, weight) in enumerate(zip(_COMPANY, _COMPANY_WEIGHTS, strict=True)):
+            if n in _OPENING_ONLY and i >= 10:
+                continue  # "GDIT's first quarter", "FPL reported": later, a segment's
             for m in pattern.finditer(s.text):
                 name = _clean_name(m.group("name"))
                 if name:
