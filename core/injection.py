@@ -49,7 +49,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "chat_markup",
         re.compile(
             r"<\|(im_start|im_end|system|user|assistant|endoftext|eot_id)\|>|\[/?INST\]|"
-            r"^\s*(system|assistant)\s*:",
+            r"^[^\S\n]*(system|assistant)\s*:",
             re.IGNORECASE | re.MULTILINE,
         ),
     ),

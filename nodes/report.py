@@ -3,6 +3,7 @@ numeric grounding, debate log, trace, and which model wrote each part."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -66,7 +67,10 @@ def make_report(
         runtime.context.control.check("report")
         started, t0 = datetime.now(UTC), time.perf_counter()
         ctx = runtime.context
-        built = assemble(state, replace(ctx, model_note=model_note) if model_note else ctx)
+        # assembly is CPU-bound on call-sized text (grounding, injection scan): off the loop
+        built = await asyncio.to_thread(
+            assemble, state, replace(ctx, model_note=model_note) if model_note else ctx
+        )
         if parts is not None:
             built = built.model_copy(update=parts(state))
         own = NodeTrace(
