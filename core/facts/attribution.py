@@ -67,18 +67,10 @@ _TO_BEFORE = re.compile(
     r"more than |just over )?$",
     re.IGNORECASE,
 )
-_PAST_VERB = re.compile(
-    r"\b(?:was|were|grew|rose|fell|declined|decreased|increased|delivered|generated|reported|"
-    r"posted|achieved|ended|had|came|finished|closed|totaled|totalled|improved|expanded|"
-    r"contracted|saw|made|returned|paid|repurchased|earned|produced|recorded)\b",
-    re.IGNORECASE,
-)
 # a loss as the metric itself ("net loss", "loss per share"), not "provision for loan losses"
 _LOSS = re.compile(
     r"\b(?:net|operating|pre-?tax|comprehensive)\s+loss\b|\bloss\s+per\b|^loss\b", re.IGNORECASE
 )
-_BPS = re.compile(r"basis points?|bps|points?\b", re.IGNORECASE)
-_PERCENT_POINTS = re.compile(r"^\s*(?:percentage )?points?\b", re.IGNORECASE)
 _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?share\b", re.I)
 _ADJUSTED = re.compile(
     r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|"
@@ -703,7 +695,7 @@ def _figure_period(
     if (
         chosen
         and not forward
-        and not _PAST_VERB.search(sentence)
+        and not PAST.search(sentence)
         and any(
             ((m.period is not None and m.period.year is None) or m.rel in ("ytd", "this_y"))
             and resolve(m, call.period) != call.period

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.facts.outlook import PAST
 from core.facts.periods import Period, mentions, parse_label
 from core.facts.sentences import Sentence
 
@@ -197,15 +198,6 @@ _QUARTER_END = re.compile(
 )
 
 
-_PAST_TENSE = re.compile(
-    r"\b(?:was|were|began|grew|rose|fell|declined|decreased|increased|delivered|generated|"
-    r"reported|posted|achieved|ended|had|came in|finished|closed|totaled|totalled|improved|"
-    r"expanded|contracted|saw|made|returned|paid|repurchased|earned|produced|recorded|"
-    r"identified|exceeded|completed|drove|did)\b",
-    re.IGNORECASE,
-)
-
-
 def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
     """Evidence for the fiscal year of the call's quarter `n` (None: a full-year call). The
     call's quarter named with its year wins outright (the latest, since a results sentence
@@ -220,7 +212,7 @@ def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
     outlook: Counter[int] = Counter()
     for s in sents:
         forward = bool(_FORWARD.search(s.text))
-        past = bool(_PAST_TENSE.search(s.text))
+        past = bool(PAST.search(s.text))
         years_here: set[int] = set()
         quarter_here = False
         for m in mentions(s.text):

@@ -30,9 +30,10 @@ PAST_EXPECTATION = re.compile(
     re.IGNORECASE,
 )
 PAST = re.compile(
-    r"\b(?:was|were|grew|rose|fell|declined|decreased|increased|delivered|generated|reported|"
-    r"posted|achieved|ended|had|came in|finished|closed|totaled|improved|expanded|contracted|"
-    r"continued|saw|made|drove|enjoyed|won|booked|recorded|earned|produced|returned|paid)\b",
+    r"\b(?:was|were|began|grew|rose|fell|declined|decreased|increased|delivered|generated|"
+    r"reported|posted|achieved|ended|had|came(?: in)?|finished|closed|totaled|totalled|improved|"
+    r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
+    r"produced|returned|paid|repurchased|identified|exceeded|completed)\b",
     re.IGNORECASE,
 )
 
