@@ -79,7 +79,9 @@ _ADJUSTED = re.compile(
     r"nonrecurring |notable )?items|ex-items|before (?:special|notable) items)\b",
     re.IGNORECASE,
 )
+ADJUSTED_WORDS = _ADJUSTED  # for the outlook's basis (figures.py)
 _GAAP = re.compile(r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported basis)\b", re.I)
+GAAP_WORDS = _GAAP
 _BASIS_OPENING = re.compile(
     r"^(?:On|Excluding [\w\s-]{3,40}?,?\s+on)\s+an?\s+(?P<b>adjusted|non-gaap|normalized|core|gaap|"
     r"reported|organic|constant[- ]currency|comparable)\s+basis\s*,",
@@ -143,11 +145,38 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
+# "this segment", "the group": a part of the company is under discussion, its name not said
+_ANAPHOR = re.compile(r"\b(?:this|that|the) (?:segment|group|division|business unit)\b", re.I)
+UNNAMED_SEGMENT = "(a segment the call does not name here)"
+# "the Bank's": a part of the company named by a definite description
+_POSSESSOR = re.compile(r"\b(?:the|this|that) (?P<who>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*)?)['’]s\s")
+
+
+def _company_possessor(sentence: str, company_words: frozenset[str], end: int) -> bool:
+    found = list(_POSSESSOR.finditer(sentence, 0, end))
+    return bool(found) and all(
+        {w.lower() for w in m.group("who").split()} <= company_words | {"company", "firm"}
+        for m in found
+    )
+
+
+# "a solid quarter", "an outstanding quarter" (not "a quarter of revenue"): the call's quarter
+_A_QUARTER = re.compile(r"\b(?:a|an)\s+(?:[a-z-]+\s+){1,2}quarter\b(?!\s+of\b)")
+
+# qualifiers of a metric that name no part of the company and no other figure
+_GAP_QUALIFIER = re.compile(
+    r"\b(?:from|of|in) (?:our )?continuing operations\b|\bfor the (?:entire |whole |total )?"
+    r"company(?: as a whole)?\b|\bas a whole\b|\bpercentage\b",
+    re.IGNORECASE,
+)
+
+
 def _gap_ok(gap: str, forward: bool = False) -> bool:
     """Only connecting words (and period words) between a metric and its figure."""
     stripped = SEGMENT_AFTER.sub(" ", gap, count=1)
     stripped = re.sub(r"\b(?:attributable|available) to (?:common )?(?:(?:share|stock)holders|"
                       r"(?:[A-Z][\w&.'’-]*\s*){1,4})", " ", stripped)  # fmt: skip
+    stripped = _GAP_QUALIFIER.sub(" ", stripped)
     for m in reversed(mentions(gap)):
         stripped = stripped[: m.start] + " " + stripped[m.end :]
     stripped = re.sub(r"\bon an? [\w-]+(?: [\w-]+)? basis\b", " ", stripped, flags=re.I)
@@ -224,7 +253,7 @@ def attribute(
     turn = TRANSITION.match(sentence)
     if turn is not None:  # "Turning to marine systems.": the part under discussion, or a topic
         topic = turn.group("seg").strip()
-        if TOPIC.search(topic) or mentions(topic):
+        if TOPIC.search(topic) or mentions(topic) or metric_matches(topic):
             context.segment = None
         elif not {w.lower() for w in topic.split()} <= company_words:
             context.segment, context.segment_age = topic, 0
@@ -236,6 +265,8 @@ def attribute(
             }
             if not words <= company_words:
                 context.segment, context.segment_age = at.group("seg"), 0
+    if opener_seg is None and context.segment is None and _ANAPHOR.search(sentence):
+        context.segment, context.segment_age = UNNAMED_SEGMENT, 0
     context.segment_age += 1
     if context.segment_age > 30:
         context.segment = None  # three sentences without naming it: no longer under discussion
@@ -589,6 +620,13 @@ def _bind(
             segment = opener_seg
         if segment is None and geo is not None and ca <= geo.start() < cb and metric.segmentable:
             segment = geo.group(0)
+        if (
+            segment is None
+            and metric.segmentable
+            and _POSSESSOR.search(sentence, 0, metric_match.start) is not None
+            and not _company_possessor(sentence, company_words, metric_match.start)
+        ):
+            return None  # "the Bank's loans ..., and deposits ...": a part, named by a pronoun
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure
     # basis: words of the clause up to the figure (and "on an adjusted basis" after it)
@@ -728,6 +766,8 @@ def _figure_period(
         return False
     if call.period is None or call.period.year is None:
         return False
+    if call.period.kind == "Q" and _A_QUARTER.search(sentence):
+        return call.period  # "PrimeLending had an outstanding quarter, with ...": this quarter
     if context_period is None and call.period.kind == "Q" and call.period.n == 4:
         return False  # a fourth-quarter call speaks of the quarter and the year: say which
     if context_period is not None and context_period != call.period:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import cast
 
 from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
-from core.facts.attribution import Attributed, Context, attribute
+from core.facts.attribution import ADJUSTED_WORDS, GAAP_WORDS, Attributed, Context, attribute
 from core.facts.call import CallIdentity
+from core.facts.lexicon import METRIC_BY_NAME
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
@@ -75,7 +76,9 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
             r"project)\b|"
             rf"\b(?:reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*)\b(?:\s+[\w'-]+){{0,6}}"
             rf"\s+{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |remains? |"
-            r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b",
+            r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b|"
+            rf"\b{_GUIDANCE_OBJECT}s?\b[^.]{{0,40}}\b(?:remains?|is|are|stays?) (?:unchanged|"
+            r"intact)\b",
         ),
         (
             "introduced",
@@ -280,6 +283,35 @@ def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity)
     return None
 
 
+def _basis_stated_elsewhere(
+    item: GuidanceItem, scored: Sequence[tuple[float, GuidanceItem]], sents: Sequence[Sentence]
+) -> GuidanceItem:
+    """An unqualified outlook for an income metric is adjusted when the call qualifies the
+    same metric's outlook as adjusted (and never as GAAP): "6% to 8% EPS growth" in the
+    remarks and "adjusted EPS growth of 6% to 8%" in the answers are one outlook."""
+    if item.basis is not None or item.metric not in _INCOME_METRICS:
+        return item
+    metric = METRIC_BY_NAME[item.metric].pattern
+    bases = {g.basis for _, g in scored if g.metric == item.metric and g.basis in ("adjusted",
+             "gaap")}  # fmt: skip
+    for other in (g for _, g in scored if g.metric == item.metric):
+        for s in sents:
+            at = s.text.find(other.text)
+            if at == -1:
+                continue
+            lead = s.text[max(0, at - 80) : at]
+            named = metric.search(lead)
+            if named is not None and ADJUSTED_WORDS.search(lead[max(0, named.start() - 25) :]):
+                bases.add("adjusted")
+            elif named is not None and GAAP_WORDS.search(lead[max(0, named.start() - 25) :]):
+                bases.add("gaap")
+    if bases == {"adjusted"}:
+        label = item.label if item.label.isupper() else item.label[0].lower() + item.label[1:]
+        label = "Adjusted EPS" if item.metric == "eps" else f"Adjusted {label}"
+        return item.model_copy(update={"basis": "adjusted", "label": label})
+    return item
+
+
 def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem]:
     """Forward-looking figures and ranges bound to a metric and a future period, management's:
     the ones that weigh most (headline metrics, company-wide, a stated direction), in the order
@@ -289,13 +321,20 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
     speaker: str | None = None
     recent: list[Sentence] = []
     was_forward = False
+    carried_next: Direction | None = None
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
+            carried_next = None
         if not _eligible(s):
             continue
         forward = is_forward(s.text, was_forward)
         was_forward = is_forward(s.text)
+        said = carried_next
+        # "Our expectations remain unchanged." with no figure: the direction of the outlook
+        # stated in the next sentence
+        carried_next = _direction(s.text) if not figures_in(s.text) else None
+        carried = said
         if not forward or _RESULTS_ONLY.search(s.text):
             attribute(s.text, call, context)  # keeps the segment context current
             recent = (recent + [s])[-4:] if forward or PAST_EXPECTATION.search(s.text) else []
@@ -307,7 +346,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         for a in found:
             if a.role == "comparison" or a.anchor is not None:
                 continue
-            direction = _direction(s.text, a)
+            direction = _direction(s.text, a) or carried
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
                 basis = "adjusted"
@@ -335,6 +374,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             weight += (0.5 if a.high is not None else 0.0) + (0.5 if direction else 0.0)
             scored.append((weight, item))
         recent = (recent + [s])[-8:]
+    scored = [(w, _basis_stated_elsewhere(g, scored, sents)) for w, g in scored]
     best = sorted(scored, key=lambda x: (-x[0], x[1].start))
     kept: list[GuidanceItem] = []
     seen: set[tuple[object, ...]] = set()

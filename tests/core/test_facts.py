@@ -188,6 +188,45 @@ Revenue was $10 million and $12 million.
     assert _rows(text) == []
 
 
+def test_a_part_named_only_by_this_segment_or_the_banks_is_not_the_company() -> None:
+    text = """Welcome to the Omega first quarter 2021 earnings call.
+This segment had revenue of almost $3.2 billion in the quarter, up $95 million.
+Operating earnings were $306 million, up 2.7%.
+The Bank's average loans increased 8%, and average deposits increased $2.3 billion.
+"""
+    rows = _by_text(_rows(text))
+    assert "$306 million" not in rows  # the unnamed segment's, not the company's
+    assert "$2.3 billion" not in rows  # the Bank's deposits, not the company's
+
+
+def test_qualifiers_that_name_no_part_and_a_quarter_by_its_adjective() -> None:
+    text = """Welcome to the Omega fourth quarter 2020 earnings call.
+For the full year 2020, revenue was $2 billion.
+Third quarter operating cash flow from continuing operations was $87.6 million.
+The operating margin for the entire company was 10% in the fourth quarter.
+PrimeLending had an outstanding quarter, with pre-tax income of $84 million.
+"""
+    rows = _by_text(_rows(text))
+    ocf = rows["$87.6 million"]
+    assert (ocf.metric, ocf.segment, ocf.period) == ("operating_cash_flow", None, "Q3 2020")
+    assert (rows["10%"].metric, rows["10%"].segment) == ("operating_margin", None)
+    pretax = rows["$84 million"]
+    assert (pretax.segment, pretax.period) == ("PrimeLending", "Q4 2020")
+
+
+def test_an_outlook_called_adjusted_elsewhere_and_a_direction_said_just_before() -> None:
+    text = """Welcome to the Omega fourth quarter 2020 earnings call.
+Our outlook for 2021 remains unchanged.
+We expect 6% to 8% earnings per share growth in 2021.
+We expect revenue of $5 billion in 2021.
+As a reminder, that is adjusted earnings per share growth of 6% to 8%.
+"""
+    g = {x.text: x for x in call_facts(parse_transcript(text)).guidance}
+    eps = g["6% to 8%"]
+    assert (eps.metric, eps.basis, eps.direction) == ("eps", "adjusted", "reaffirmed")
+    assert g["$5 billion"].direction is None  # the direction was said of the next sentence only
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
