@@ -75,8 +75,7 @@ _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?sh
 _ADJUSTED = re.compile(
     r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|"
     r"margin|gross|free cash|tax rate))|normalized|underlying|pro forma|"
-    r"excluding (?:special |one-time |"
-    r"nonrecurring |notable )?items|ex-items|before (?:special|notable) items)\b",
+    r"excluding (?:[\w-]+ ){0,2}items|ex-items|before (?:special|notable) items)\b",
     re.IGNORECASE,
 )
 ADJUSTED_WORDS = _ADJUSTED  # for the outlook's basis (figures.py)
@@ -370,6 +369,48 @@ def _remember_period(
             context.period = None
 
 
+_SEG_NAME = r"[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&'’.-]*){0,3}"
+_SEG_GROWS = re.compile(
+    rf"(?:^\s*|\bexpect\s+|,\s+(?:and\s+)?)(?P<seg>{_SEG_NAME})\s+to\s+(?:now\s+|also\s+)?"
+    r"(?:grow|increase|decline|be (?:down|up))\s+(?:by\s+)?(?:approximately |about |around )?$"
+)
+_SEG_NEXT = re.compile(rf",\s+(?:and\s+)?(?P<seg>{_SEG_NAME})\s+(?:approximately |about )?$")
+
+
+# "for fiscal 2021 excluding discrete items", "on an adjusted basis": a basis after the figure
+_QUALIFIER_AFTER = re.compile(
+    r"^\s*,?\s*(?:(?:for|in) (?:fiscal |the )?[\w' ]{2,20}?\s+)?(?:on an? [\w-]+(?: [\w-]+)? "
+    r"basis|in constant currency|organically|excluding [^,.;]{3,40})",
+    re.IGNORECASE,
+)
+
+
+def _segment_growth(
+    sentence: str, fig: Figure, ca: int, last: Attributed | None, company_words: frozenset[str]
+) -> str | None:
+    """The part an outlook's growth rate is for, when the sentence names it as the subject:
+    "we expect Neurosciences to grow 9% to 10%", and the list after it ", Neuroscience 4% to
+    5%". A subject of two parts ("Cardiovascular and Medical Surgical to grow") is not one."""
+    head = sentence[max(ca, fig.start - 80) : fig.start]
+    found = _SEG_GROWS.search(head)
+    if found is None and last is not None and last.role == "change" and last.segment:
+        between = sentence[last.fig.start + len(last.fig.text) : fig.start]
+        found = _SEG_NEXT.fullmatch(between) or _SEG_NEXT.search(between) if len(
+            between) < 60 and not re.search(r"\d", between) else None  # fmt: skip
+    if found is None:
+        return None
+    seg = found.group("seg").strip()
+    words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
+    if (
+        NOT_SEGMENT.match(seg)
+        or words <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
+        or mentions(seg)
+        or metric_matches(seg)
+    ):
+        return None
+    return seg
+
+
 def _bind(
     sentence: str,
     fig: Figure,
@@ -408,6 +449,13 @@ def _bind(
             metric_match = MetricMatch(METRIC_BY_NAME["eps"], fig.start, fig.start)
         else:
             return None
+    # 1b. an outlook by segment: "we expect Neurosciences to grow 9% to 10%, Neuroscience
+    #     4% to 5%": a part's growth is its sales growth
+    subject_seg: str | None = None
+    if metric_match is None and forward and unit == "percent":
+        subject_seg = _segment_growth(sentence, fig, ca, last, company_words)
+        if subject_seg is not None:
+            metric_match = MetricMatch(METRIC_BY_NAME["revenue"], fig.start, fig.start)
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start
@@ -457,6 +505,20 @@ def _bind(
             re.I,
         ):
             metric_match, growth_after = nxt, True
+    # 3c. "a 30% tax rate", "a 5.4% non-GAAP operating income rate", "45% adjusted EBITDA
+    #     margins": a rate named right after its level
+    if metric_match is None and unit == "percent":
+        lead = re.match(r"^\s*(?:(?:adjusted|non-gaap|gaap|core|effective|reported|total|"
+                        r"consolidated)\s+)*", right, re.I)  # fmt: skip
+        at = end + (lead.end() if lead else 0)
+        nxt = next((m for m in metrics if m.start == at and m.metric.level == "rate"), None)
+        if nxt is not None and not re.match(
+            r"^\s*(?:growth|increase|decline|decrease|expansion|contraction|improvement|"
+            r"change|impact|headwind|tailwind|benefit)\b",
+            sentence[nxt.end : cb],
+            re.I,
+        ):
+            metric_match = nxt
     # 4. an appositive change of the figure before: ", a year-over-year improvement of $1.8
     #    billion", ", up 9%", "or 7.3%"
     to_level = False
@@ -502,6 +564,10 @@ def _bind(
     # role
     role = "result"
     up_down: str | None = None
+    if subject_seg is not None:
+        down = re.search(r"\b(?:down|decline|decrease)\s+(?:by\s+)?(?:approximately |about )?$",
+                         sentence[max(ca, fig.start - 30) : fig.start], re.I)  # fmt: skip
+        role, up_down = "change", ("down" if down else "growth")
     cmp_before = _COMPARE_BEFORE.search(sentence[max(ca, fig.start - 40) : fig.start])
     chg_before = _CHANGE_BEFORE.search(sentence[max(ca, fig.start - 40) : fig.start])
     chg_after = _CHANGE_AFTER.match(right)
@@ -604,7 +670,9 @@ def _bind(
         value = -abs(value)
     # segment
     segment: str | None
-    if anchor is not None:
+    if subject_seg is not None:
+        segment = subject_seg
+    elif anchor is not None:
         segment = anchor.segment
     else:
         found_seg = np_segment(sentence, metric_match.start, company_words, metric.name) if (
@@ -634,8 +702,7 @@ def _bind(
     cut = max(sentence.rfind(" and ", lo, metric_match.start), sentence.rfind(",", lo,
               metric_match.start))  # fmt: skip
     lo = cut + 1 if cut != -1 and metric_match.end > metric_match.start else lo
-    qualifier = re.match(r"^\s*,?\s*(?:on an? [\w-]+(?: [\w-]+)? basis|in constant currency|"
-                         r"organically|excluding [^,.;]{3,40})", right, re.I)  # fmt: skip
+    qualifier = _QUALIFIER_AFTER.match(sentence[max(end, metric_match.end) : cb])
     basis_text = sentence[lo : max(end, metric_match.end)] + " " + (
         qualifier.group(0) if qualifier else "")  # fmt: skip
     opening = _BASIS_OPENING.match(sentence)

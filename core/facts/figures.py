@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import cast
 
 from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
-from core.facts.attribution import ADJUSTED_WORDS, GAAP_WORDS, Attributed, Context, attribute
+from core.facts.attribution import (
+    ADJUSTED_WORDS,
+    GAAP_WORDS,
+    Attributed,
+    Context,
+    attribute,
+    clause_bounds,
+)
 from core.facts.call import CallIdentity
 from core.facts.lexicon import METRIC_BY_NAME
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
@@ -57,7 +64,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         (
             "raised",
             rf"\b(?:rais(?:e|es|ed|ing)|increas(?:e|es|ed|ing)|lift(?:s|ed|ing)?|"
-            rf"boost(?:s|ed|ing)?|upgrad(?:e|es|ed|ing))\b(?:\s+[\w'-]+){{0,6}}\s+"
+            rf"boost(?:s|ed|ing)?|upgrad(?:e|es|ed|ing))\b(?:\s+[\w'-]+){{0,8}}\s+"
             rf"{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |was |has been )?"
             rf"(?:raised|increased)\b|\bnow expect[^.]{{0,80}}\b(?:above|higher than|up "
             r"from) (?:our )?(?:prior|previous|earlier)",
@@ -65,7 +72,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         (
             "lowered",
             rf"\b(?:lower(?:s|ed|ing)?|reduc(?:e|es|ed|ing)|cut(?:s|ting)?|trimm?(?:ed|"
-            rf"ing)?|revis(?:e|ed|ing) down)\b(?:\s+[\w'-]+){{0,6}}\s+{_GUIDANCE_OBJECT}s?\b|"
+            rf"ing)?|revis(?:e|ed|ing) down)\b(?:\s+[\w'-]+){{0,8}}\s+{_GUIDANCE_OBJECT}s?\b|"
             rf"\b{_GUIDANCE_OBJECT}s? (?:is |was |has been )?(?:lowered|reduced|cut)\b|"
             r"\bnow expect[^.]{0,80}\b(?:below|lower than|down from) (?:our )?(?:prior|"
             r"previous|earlier)",
@@ -74,7 +81,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
             "reaffirmed",
             r"\b(?:continue|continues|still) to (?:expect|target|see|anticipate|"
             r"project)\b|"
-            rf"\b(?:reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*)\b(?:\s+[\w'-]+){{0,6}}"
+            rf"\b(?:reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*)\b(?:\s+[\w'-]+){{0,8}}"
             rf"\s+{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |remains? |"
             r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b|"
             rf"\b{_GUIDANCE_OBJECT}s?\b[^.]{{0,40}}\b(?:remains?|is|are|stays?) (?:unchanged|"
@@ -83,7 +90,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         (
             "introduced",
             rf"\b(?:initiat\w*|introduc\w*|establish\w*|issu(?:e|es|ed|ing))\b"
-            rf"(?:\s+[\w'-]+){{0,6}}\s+{_GUIDANCE_OBJECT}s?\b",
+            rf"(?:\s+[\w'-]+){{0,8}}\s+{_GUIDANCE_OBJECT}s?\b",
         ),
     )
 )
@@ -335,7 +342,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         # stated in the next sentence
         carried_next = _direction(s.text) if not figures_in(s.text) else None
         carried = said
-        if not forward or _RESULTS_ONLY.search(s.text):
+        if not forward:
             attribute(s.text, call, context)  # keeps the segment context current
             recent = (recent + [s])[-4:] if forward or PAST_EXPECTATION.search(s.text) else []
             continue
@@ -346,6 +353,9 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         for a in found:
             if a.role == "comparison" or a.anchor is not None:
                 continue
+            ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
+            if _RESULTS_ONLY.search(s.text, max(ca, a.fig.start - 80), min(cb, a.fig.start + 60)):
+                continue  # "year-to-date revenue of $X": a result
             direction = _direction(s.text, a) or carried
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:

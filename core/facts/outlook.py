@@ -16,7 +16,8 @@ FORWARD = re.compile(
     r"decrease|decline|range|improve|come)|to be (?:in the range|between|approximately|about|"
     r"around|up|down|in line|flat)|likely|going forward|next year|next quarter|"
     r"(?:remainder|rest|balance) of the year|look(?:ing)? to|aim(?:ing)? to|we'll|"
-    r"we will|we are (?:targeting|planning)|we intend|(?:is|are) planned|budgeted)\b",
+    r"we will|we are (?:targeting|planning)|we intend|(?:is|are) planned|budgeted|"
+    r"would (?:be|have)(?! been))\b",
     re.IGNORECASE,
 )
 # a result spoken of against expectations, or a past target: not guidance

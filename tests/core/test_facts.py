@@ -227,6 +227,29 @@ As a reminder, that is adjusted earnings per share growth of 6% to 8%.
     assert g["$5 billion"].direction is None  # the direction was said of the next sentence only
 
 
+def test_outlooks_by_segment_a_rate_named_after_its_level_and_year_to_date_words_elsewhere() -> (
+    None
+):
+    text = """Welcome to the Omega second quarter fiscal 2022 earnings call.
+Given our year-to-date performance, we are increasing our full year adjusted earnings per share guidance to $3.45 to $3.55.
+We continue to expect a 30% tax rate for fiscal 2022 excluding discrete items.
+For fiscal '22, we expect Neurosciences to grow 9% to 10%, Diabetes 2% to 3%, Cardiovascular and Surgical to grow 7% to 8%, and Spine to be down low single digits.
+Our year-to-date revenue was $4 billion, and we expect revenue of $9 billion for fiscal 2022.
+"""  # noqa: E501
+    g = {x.text: x for x in call_facts(parse_transcript(text)).guidance}
+    eps = g["$3.45 to $3.55"]
+    assert (eps.metric, eps.basis, eps.period, eps.direction) == ("eps", "adjusted", "FY 2022",
+                                                                  "raised")  # fmt: skip
+    tax = g["30%"]
+    assert (tax.metric, tax.basis, tax.period) == ("tax_rate", "adjusted", "FY 2022")
+    by_seg = {x.segment: (x.metric, x.role, x.low, x.high) for x in g.values() if x.segment}
+    assert by_seg["Neurosciences"] == ("revenue", "change", 9, 10)
+    assert by_seg["Diabetes"] == ("revenue", "change", 2, 3)
+    assert by_seg["Spine"][:2] == ("revenue", "change") and by_seg["Spine"][2] < 0
+    assert "7% to 8%" not in g  # two parts, one figure: not attributed to either
+    assert "$4 billion" not in g and g["$9 billion"].metric == "revenue"
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
