@@ -385,6 +385,16 @@ _QUALIFIER_AFTER = re.compile(
 )
 
 
+# what may follow "$X of <metric>" for the figure to be that metric's level
+_AFTER_METRIC = re.compile(
+    r"^\s*(?:$|,|\.|in the (?:quarter|period|year)|for\b|during|this|compared|versus|vs|up|down|"
+    r"an? |which|year|over|from|as\b|(?:in|by) (?:fiscal |fy ?)?(?:'?\d{2}\b|(?:19|20)\d{2}|"
+    r"q[1-4])|(?:and|or)\s+(?:approximately |about )?[$€£]?\d)",
+    re.IGNORECASE,
+)
+_EARNED = re.compile(r"\b(?:we|[A-Z][\w/&.'’-]*)\s+earned\s+(?:approximately |about |nearly )?$")
+
+
 def _segment_growth(
     sentence: str, fig: Figure, ca: int, last: Attributed | None, company_words: frozenset[str]
 ) -> str | None:
@@ -456,6 +466,9 @@ def _bind(
         subject_seg = _segment_growth(sentence, fig, ca, last, company_words)
         if subject_seg is not None:
             metric_match = MetricMatch(METRIC_BY_NAME["revenue"], fig.start, fig.start)
+    # 1c. "Cullen/Frost earned $109.8 million or $1.73 per share": what a company earned
+    if metric_match is None and unit == "money" and _EARNED.search(sentence, ca, fig.start):
+        metric_match = MetricMatch(METRIC_BY_NAME["net_income"], fig.start, fig.start)
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start
@@ -483,9 +496,11 @@ def _bind(
                              r"more than|a record|record|just over|a|an)\s+)*$",
                              sentence[ca : fig.start])  # fmt: skip
             tail = sentence[nxt.end : cb] if nxt is not None else ""
-            if nxt is not None and (verb is None or verb.group(1).lower() in OBJECT_VERBS) and (
-                re.match(r"^\s*(?:$|,|\.|in the (?:quarter|period|year)|for\b|during|this|"
-                         r"compared|versus|vs|up|down|an? |which|year|over|from)", tail, re.I)
+            listed = verb is not None and verb.group(1).lower() in ("and", "or") and (
+                prev is not None and i > 0 and prev.fig is figs[i - 1])  # fmt: skip
+            if nxt is not None and (verb is None or verb.group(1).lower() in OBJECT_VERBS
+                                    or listed) and (  # fmt: skip
+                _AFTER_METRIC.match(tail)
             ):  # fmt: skip
                 metric_match = nxt
     # 3b. "6% revenue growth", "13% earnings growth", "a 43% comparable sales increase"
@@ -662,12 +677,16 @@ def _bind(
             value = -abs(value)
         elif up_down is None:
             return None
-    elif _LOSS.search(sentence[metric_match.start : metric_match.end]) or re.search(
-        r"\b(?:loss|negative)\s+(?:of\s+)?(?:approximately |about )?$",
-        sentence[max(ca, fig.start - 30) : fig.start],
-        re.I,
+    elif (
+        _LOSS.search(sentence[metric_match.start : metric_match.end])
+        or re.search(
+            r"\b(?:loss|negative)\s+(?:of\s+)?(?:approximately |about )?$",
+            sentence[max(ca, fig.start - 30) : fig.start],
+            re.I,
+        )
+        or (chained and prev is not None and prev.value < 0 and prev.role == role)
     ):
-        value = -abs(value)
+        value = -abs(value)  # "a loss of $13.7 million or $0.20 per share": both are losses
     # segment
     segment: str | None
     if subject_seg is not None:
@@ -715,6 +734,8 @@ def _bind(
             basis_text, metric, role, call)  # fmt: skip
     if anchor is not None and role == "change" and basis is None:
         basis = anchor.basis if anchor.basis in ("adjusted", "gaap") else None
+    if chained and prev is not None and basis is None and prev.role == role:
+        basis = prev.basis  # "adjusted income of $61.3 million or $0.90 per share"
     # period
     period = _figure_period(sentence, fig, metric_match, role, period_words, (ca, cb), figs, i,
                             call, forward, anchor, context.period)  # fmt: skip
@@ -793,6 +814,8 @@ def _figure_period(
         return got if got is not None else False
     own_ok = [m for m in own + after if not m.is_base]
     if anchor is not None:
+        if anchor.period is None and forward:
+            return None  # an outlook's: found from its sentence and the ones before
         return anchor_period(anchor)
     if metric_match.metric.name == "dividend" and not own_ok:
         return False  # declared now, paid later: which period a dividend is for must be said

@@ -24,7 +24,7 @@ from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
 
-MAX_KEY_FIGURES = 12
+MAX_KEY_FIGURES = 16
 _INCOME_METRICS = frozenset(
     [
         "eps",
@@ -166,8 +166,8 @@ def _comparison_words(change: StatedFigure | None, prior: StatedFigure | None) -
 
 
 def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure]:
-    """Headline figures: company-wide results first, ranked by metric, at most 12; one row per
-    metric, basis, segment and period."""
+    """Headline figures: company-wide results first, ranked by metric, at most 16 (six of them
+    segments); one row per metric, basis, segment and period."""
     rows: list[KeyFigure] = []
     context = Context()
     speaker: str | None = None
@@ -190,6 +190,8 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
             primary = next((a for a in group if a.role == "result"), group[0])
             if primary.role == "comparison" or primary.period is None:
                 continue
+            if _is_future(primary.period, call.period):
+                continue  # a future period's figure is an outlook, never a result
             change = next((a for a in group if a.role == "change" and a is not primary), None)
             prior = next((a for a in group if a.role == "comparison"), None)
             changed = _stated(change, s.start) if change is not None else None
@@ -226,9 +228,9 @@ def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
         key = (r.metric, r.basis, (r.segment or "").lower(), r.period, r.role)
         if key in seen:
             continue
-        if r.segment is None and per_metric.get(r.metric, 0) >= 2:
+        if r.segment is None and per_metric.get(r.metric, 0) >= 3:
             continue
-        if r.segment is not None and segments >= 4:
+        if r.segment is not None and segments >= 6:
             continue
         seen.add(key)
         if r.segment is None:
@@ -351,8 +353,9 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             recent = (recent + [s])[-8:]
             continue
         for a in found:
-            if a.role == "comparison" or a.anchor is not None:
-                continue
+            if a.role == "comparison" or (a.anchor is not None and a.role != "result"):
+                continue  # a comparison, or a change bound to a level before it ("$9 billion,
+                # up 9%"); a level after its change ("grow 14% to 17% to $6.20 to $6.40") stays
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
             if _RESULTS_ONLY.search(s.text, max(ca, a.fig.start - 80), min(cb, a.fig.start + 60)):
                 continue  # "year-to-date revenue of $X": a result

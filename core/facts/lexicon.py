@@ -72,7 +72,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("noninterest_expense", "Non-interest expense", r"non-?interest expenses?", "money",
            1.3),
     Metric("net_income", "Net income",
-           r"net (?:income|earnings|profit|loss)|earnings",
+           r"net (?:income|earnings|profit|loss)|(?:net )?(?:income|loss|earnings) from continuing "
+           r"operations|earnings",
            "money", 2.5),
     Metric("free_cash_flow", "Free cash flow", r"free cash flows?", "money", 2.2, False),
     Metric("operating_cash_flow", "Operating cash flow",

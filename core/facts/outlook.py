@@ -17,7 +17,8 @@ FORWARD = re.compile(
     r"around|up|down|in line|flat)|likely|going forward|next year|next quarter|"
     r"(?:remainder|rest|balance) of the year|look(?:ing)? to|aim(?:ing)? to|we'll|"
     r"we will|we are (?:targeting|planning)|we intend|(?:is|are) planned|budgeted|"
-    r"would (?:be|have)(?! been))\b",
+    r"would (?:be|have)(?! been)|on track to|positioned (?:to|for)|(?:our )?ability to "
+    r"(?:deliver|achieve|generate|grow)|path to)\b",
     re.IGNORECASE,
 )
 # a result spoken of against expectations, or a past target: not guidance

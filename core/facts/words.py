@@ -97,6 +97,6 @@ OBJECT_VERBS = words(
     with totaling totaled saw returned paid is are be generating delivering producing
     reporting posting achieving recording earning expect expects anticipate see deliver
     generate produce achieve earn post record spend spent invest invested return returned
-    deploy deployed
+    deploy deployed to
     """
 )

@@ -250,6 +250,26 @@ Our year-to-date revenue was $4 billion, and we expect revenue of $9 billion for
     assert "$4 billion" not in g and g["$9 billion"].metric == "revenue"
 
 
+def test_earned_losses_chained_per_share_and_an_outlook_with_its_level() -> None:
+    text = """Welcome to the Omega third quarter fiscal 2021 earnings call.
+In the third quarter Omega earned $109.8 million or $1.73 per diluted common share.
+On a GAAP basis, the loss from continuing operations was $13.7 million or $0.20 per diluted share.
+Excluding one-time items, our adjusted income from continuing operations was $61.3 million or $0.90 per diluted share in the third quarter.
+We expect adjusted earnings per share to grow 14% to 17% to a range of $6.20 to $6.40 in fiscal 2022.
+We have confidence in our ability to deliver $6.35 in core earnings per share and $700 million in free cash flow in fiscal 2022.
+"""  # noqa: E501
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["$109.8 million"].metric, rows["$1.73"].metric) == ("net_income", "eps")
+    assert (rows["$13.7 million"].value, rows["$0.20"].value) == (-13_700_000, -0.20)
+    assert rows["$0.90"].basis == "adjusted"  # as the figure it is chained to with "or"
+    assert not {"$6.35", "$700 million", "$6.20 to $6.40"} & set(rows)  # outlooks, not results
+    g = {x.text: x for x in facts.guidance}
+    assert (g["14% to 17%"].role, g["$6.20 to $6.40"].role) == ("change", "result")
+    assert g["$6.20 to $6.40"].period == "FY 2022"
+    assert (g["$6.35"].metric, g["$700 million"].metric) == ("eps", "free_cash_flow")
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
