@@ -324,7 +324,8 @@ def attribute(
         prev = got
         if got is not None:
             if fig.start in highs:
-                got = replace(got, high=signed(highs[fig.start], got.value), qualitative=fig.start
+                got = replace(got, high=signed(highs[fig.start] * (100 if got.unit == "bps" else 1),
+                                               got.value), qualitative=fig.start
                               in worded)  # fmt: skip
             out.append(got)
             if got.role != "comparison":
@@ -371,8 +372,9 @@ def _remember_period(
 
 _SEG_NAME = r"[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&'’.-]*){0,3}"
 _SEG_GROWS = re.compile(
-    rf"(?:^\s*|\bexpect\s+|,\s+(?:and\s+)?)(?P<seg>{_SEG_NAME})\s+to\s+(?:now\s+|also\s+)?"
-    r"(?:grow|increase|decline|be (?:down|up))\s+(?:by\s+)?(?:approximately |about |around )?$"
+    rf"(?:^\s*|\bexpect\s+(?:the\s+|our\s+)?|,\s+(?:and\s+)?)(?P<seg>{_SEG_NAME})(?:\s+"
+    r"(?:segment|business|division))?\s+to\s+(?:now\s+|also\s+)?(?:grow|increase|decline|"
+    r"be (?:down|up)|accelerate (?:in)?to(?: the)?)\s+(?:by\s+)?(?:approximately |about |around )?$"
 )
 _SEG_NEXT = re.compile(rf",\s+(?:and\s+)?(?P<seg>{_SEG_NAME})\s+(?:approximately |about )?$")
 
@@ -476,6 +478,7 @@ def _bind(
         if before and _gap_ok(sentence[before[-1].end : fig.start], forward):
             metric_match = before[-1]
     # 3. the metric after: "$2.7 billion of EBITDA", "a 9% increase in revenue"
+    growth_after = False
     if metric_match is None:
         after = re.match(
             r"^\s*(?:(?:year[- ]over[- ]year |sequential )?(?:increase|decrease|decline|growth|"
@@ -498,13 +501,15 @@ def _bind(
             tail = sentence[nxt.end : cb] if nxt is not None else ""
             listed = verb is not None and verb.group(1).lower() in ("and", "or") and (
                 prev is not None and i > 0 and prev.fig is figs[i - 1])  # fmt: skip
+            moved = re.match(rf"^\s*(?:{_CHANGE_UP}|{_CHANGE_DOWN})\b", tail, re.I) if (
+                unit in ("bps", "percent")) else None  # fmt: skip
             if nxt is not None and (verb is None or verb.group(1).lower() in OBJECT_VERBS
                                     or listed) and (  # fmt: skip
-                _AFTER_METRIC.match(tail)
+                _AFTER_METRIC.match(tail) or moved
             ):  # fmt: skip
                 metric_match = nxt
+                growth_after = moved is not None  # "250 basis points of margin expansion"
     # 3b. "6% revenue growth", "13% earnings growth", "a 43% comparable sales increase"
-    growth_after = False
     if metric_match is None and unit == "percent":
         lead = re.match(
             r"^\s*(?:(?:organic|adjusted|reported|total|net|core|diluted|"
@@ -612,7 +617,7 @@ def _bind(
         role, up_down = "change", verb.group(1)
     elif chg_after is not None:
         role, up_down = "change", chg_after.group("dir")
-    elif unit == "bps":
+    elif unit == "bps" and not growth_after:
         return None  # basis points with no direction: not a level, not a known change
     growth_gap = re.search(r"\b(?P<dir>growth|grow|grew|increase|decline|decrease|down)\b",
                            gap if anchor is None else "", re.I)  # fmt: skip

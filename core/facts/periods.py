@@ -118,6 +118,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"year|year[- ](?:over|on)[- ]year|y-?o-?y)\b",
         ),
         ("cur_q", r"\b(?:this|the|current|latest|most recent) quarter\b"),
+        # "in '21", "by '25": an abbreviated year after a preposition
+        ("year2", r"\b(?:in|for|during|by|through)\s+['’](?P<y>\d{2})\b(?![\d%]|[.,]\d)"),
         # a bare year: "in 2020", "2021 guidance"
         ("year", r"(?<![$\d.,])\b(?P<y>(?:19|20)\d{2})\b(?![\d.,]*\s*(?:%|percent))"),
     )
@@ -174,6 +176,8 @@ def _mention(name: str, m: re.Match[str]) -> Mention | None:
         return Mention(a, b, text, Period("FY", 0, _year(g["y"])))
     if name == "year":
         return Mention(a, b, text, Period("FY", 0, int(g["y"])))
+    if name == "year2":
+        return Mention(a, b, text, Period("FY", 0, _year(g["y"])))
     return Mention(a, b, text, rel={"fy_cur": "this_y"}.get(name, name))
 
 

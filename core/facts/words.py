@@ -54,7 +54,7 @@ GENERIC = words(
     very combined comparable q1 q2 q3 q4 fy first second third fourth full operating cash
     total, resulting enterprise enterprise-wide reported, pro forma year-to-date ytd
     cumulative average sequential year-over-year double-digit double digit strong, overall,
-    same as in
+    same as in guidance outlook
     """
 )
 
@@ -86,7 +86,7 @@ SUBJECT_VERBS = words(
     generates report reported reports post posted achieve achieved produce produced had have
     has saw record recorded grew grow increased increase improved improve expanded expand
     now continue continues still also again generating delivering producing achieving
-    reporting posting recording driving
+    reporting posting recording driving assumes assume assuming includes include
     """
 )
 

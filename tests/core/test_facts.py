@@ -270,6 +270,19 @@ We have confidence in our ability to deliver $6.35 in core earnings per share an
     assert (g["$6.35"].metric, g["$700 million"].metric) == ("eps", "free_cash_flow")
 
 
+def test_basis_point_ranges_of_a_margins_expansion_and_abbreviated_years() -> None:
+    text = """Welcome to the Omega fourth quarter 2020 earnings call.
+We expect to achieve 250 basis points to 300 basis points of adjusted EBITDA margin expansion in '21.
+As I mentioned, our 2021 guidance assumes non-GAAP operating income rate of approximately 5.4% compared to 6% in 2020.
+"""  # noqa: E501
+    g = {x.text: x for x in call_facts(parse_transcript(text)).guidance}
+    bps = g["250 basis points to 300 basis points"]
+    assert (bps.metric, bps.basis, bps.role, bps.low, bps.high, bps.period) == (
+        "ebitda_margin", "adjusted", "change", 250, 300, "FY 2021")  # fmt: skip
+    rate = g["5.4%"]
+    assert (rate.metric, rate.basis, rate.period) == ("operating_margin", "adjusted", "FY 2021")
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
