@@ -31,7 +31,7 @@ from core.facts.segments import (
     TRANSITION,
     np_segment,
 )
-from core.facts.units import fits, signed, unit_of, units
+from core.facts.units import fits, signed, unit_of, units, with_volume_unit
 from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS
 from core.grounding import Figure
 
@@ -544,7 +544,14 @@ def _bind(
     to_level = False
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
-        if last.role == "change" and re.fullmatch(
+        restated = last.metric.level == "volume" and re.fullmatch(
+            r"\s*,?\s*or\s+(?:approximately |about |roughly )?",
+            between[len(with_volume_unit(last.fig, sentence)) - len(last.fig.text) :],
+        )
+        if restated:  # "276 Bcfe or 3 Bcfe per day": the same volume as a rate (its own row)
+            to_level = True
+            metric_match = MetricMatch(last.metric, last.fig.start, last.fig.start)
+        elif last.role == "change" and re.fullmatch(
             r"\s*(?:(?:year[- ](?:over|on)[- ]year|sequentially|organically|in the quarter|"
             r"on an? [\w-]+ basis)\s+)?"
             r"to\s+(?:a record |record |approximately |about |nearly |roughly |(?:a|the) range "

@@ -23,6 +23,7 @@ from core.facts.lexicon import METRIC_BY_NAME
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
+from core.facts.units import with_volume_unit
 
 MAX_KEY_FIGURES = 16
 _INCOME_METRICS = frozenset(
@@ -196,13 +197,16 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
             prior = next((a for a in group if a.role == "comparison"), None)
             changed = _stated(change, s.start) if change is not None else None
             priored = _stated(prior, s.start) if prior is not None else None
+            shown = primary.fig.text
+            if primary.metric.level == "volume":
+                shown = with_volume_unit(primary.fig, s.text)  # "3 Bcfe per day"
             score = primary.metric.weight + (1.0 if primary.segment is None else 0.0)
             score += (0.6 if primary.role == "result" else 0.3) + (1.0 - 0.6 * n / total)
             score += 0.3 if is_management(s.turn.speaker) else 0.0
             score -= 0.4 if primary.period.kind not in ("Q", "FY") else 0.0
             rows.append(
                 KeyFigure(
-                    metric=primary.metric.name, label=_label(primary), text=primary.fig.text,
+                    metric=primary.metric.name, label=_label(primary), text=shown,
                     value=primary.value, kind=primary.fig.kind,
                     unit=primary.unit,  # type: ignore[arg-type]
                     role=primary.role,  # type: ignore[arg-type]
@@ -211,7 +215,7 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
                     change=changed, prior=priored, comparison=_comparison_words(changed, priored),
                     speaker=s.turn.speaker, section=s.turn.section,
                     start=s.start + primary.fig.start,
-                    end=s.start + primary.fig.start + len(primary.fig.text),
+                    end=s.start + primary.fig.start + len(shown),
                     sentence=s.text, salience=round(score, 3),
                 )
             )  # fmt: skip
@@ -225,7 +229,8 @@ def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
     per_metric: dict[str, int] = {}
     segments = 0
     for r in rows:
-        key = (r.metric, r.basis, (r.segment or "").lower(), r.period, r.role)
+        rate = bool(re.search(r"\b(?:per|a) (?:day|week|month|quarter|year)$", r.text))
+        key = (r.metric, r.basis, (r.segment or "").lower(), r.period, r.role, rate)
         if key in seen:
             continue
         if r.segment is None and per_metric.get(r.metric, 0) >= 3:

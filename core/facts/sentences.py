@@ -78,6 +78,9 @@ _COUNT_AFTER = re.compile(
     r"acquisitions|deals|transactions|products|launches|approvals|brands)\b",
     re.IGNORECASE,
 )
+# a rate per day or year is a measure, not a count of days: "3 Bcfe per day"
+_RATE_AFTER = re.compile(r"^\s*(?:[-\w]+\s+){0,2}?(?:per|a|each)\s+(?:day|week|month|year)\b",
+                         re.IGNORECASE)  # fmt: skip
 _PHONE = re.compile(r"^\d{5,}$")  # pass codes, phone numbers: no thousands separators
 
 
@@ -103,8 +106,8 @@ def figures_in(sentence: str) -> list[Figure]:
             continue  # 28th, COVID-19, slide 12
         if plain and _PHONE.match(digits.replace(".", "")):
             continue  # a pass code or phone number
-        if plain and _COUNT_AFTER.match(after):
-            continue  # 1,100 stores, 11 consecutive quarters, 90 days
+        if plain and _COUNT_AFTER.match(after) and not _RATE_AFTER.match(after):
+            continue  # 1,100 stores, 11 consecutive quarters, 90 days (not "3 Bcf per day")
         if re.match(r"^'?s\b|^-(?:year|month|week|day|quarter)", after):
             continue  # the 1990s, a 3-year plan
         out.append(f)

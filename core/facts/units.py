@@ -28,11 +28,21 @@ def unit_of(fig: Figure, sentence: str) -> str:
 
 
 _VOLUME = re.compile(
-    r"^\s*(?:million |billion |thousand )?(?:bcfe?|mmcfe?|mcfe?|mmbtu|bbls?|barrels|boe|mboe|"
+    r"\s*(?:million |billion |thousand )?(?:bcfe?|mmcfe?|mcfe?|mmbtu|bbls?|barrels|boe|mboe|"
     r"mmboe|tons|tonnes|metric tons|units|ounces|oz|megawatts|mw|gw|gigawatts|pounds|lbs|"
     r"gallons|cubic feet)\b",
     re.IGNORECASE,
 )
+
+
+def with_volume_unit(fig: Figure, sentence: str) -> str:
+    """A volume with its unit as the call states it: "3 Bcfe per day", "2,160 megawatts"."""
+    end = fig.start + len(fig.text)
+    unit = _VOLUME.match(sentence, end)
+    if unit is None:
+        return fig.text
+    rate = re.match(r"\s+(?:per|a) (?:day|week|month|quarter|year)\b", sentence[unit.end() :], re.I)
+    return sentence[fig.start : unit.end() + (rate.end() if rate else 0)]
 
 
 def fits(metric: Metric, unit: str, role: str, fig: Figure, after: str = "") -> bool:
@@ -52,7 +62,7 @@ def fits(metric: Metric, unit: str, role: str, fig: Figure, after: str = "") -> 
     if level == "rate":
         return unit == "percent"
     if level == "volume":
-        return unit == "number" and bool(_VOLUME.match(after))
+        return unit == "number" and bool(_VOLUME.match(after))  # at the start of `after`
     if level == "multiple":
         return unit == "number" and bool(re.match(r"^\s*(?:times|x)\b", after, re.I))
     return unit == "number"

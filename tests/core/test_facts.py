@@ -283,6 +283,16 @@ As I mentioned, our 2021 guidance assumes non-GAAP operating income rate of appr
     assert (rate.metric, rate.basis, rate.period) == ("operating_margin", "adjusted", "FY 2021")
 
 
+def test_a_volume_keeps_its_unit_and_its_daily_rate_is_a_row_of_its_own() -> None:
+    text = """Welcome to the Omega second quarter 2021 earnings call.
+Total production was 276 Bcfe or 3 Bcfe per day.
+We drilled 90 days ahead of plan.
+"""
+    rows = {r.text: r for r in _rows(text)}
+    assert set(rows) == {"276 Bcfe", "3 Bcfe per day"}
+    assert {r.metric for r in rows.values()} == {"production"}
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
