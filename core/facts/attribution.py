@@ -477,6 +477,14 @@ def _bind(
                   and m.end >= prev_fig_end]  # fmt: skip
         if before and _gap_ok(sentence[before[-1].end : fig.start], forward):
             metric_match = before[-1]
+            if (
+                len(before) > 1
+                and before[-2].metric.level == "rate"
+                and metric_match.metric.level != "rate"
+                and re.fullmatch(r"\s+(?:on|of|for)\s+(?:[\w-]+\s+)?",
+                                 sentence[before[-2].end : metric_match.start])
+            ):  # fmt: skip
+                metric_match = before[-2]  # "the tax rate on core earnings is 25%": the rate
     # 3. the metric after: "$2.7 billion of EBITDA", "a 9% increase in revenue"
     growth_after = False
     if metric_match is None:

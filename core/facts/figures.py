@@ -39,7 +39,7 @@ _INCOME_METRICS = frozenset(
         "free_cash_flow",
     ]
 )
-MAX_GUIDANCE = 12
+MAX_GUIDANCE = 20
 
 _SAFE_HARBOR = re.compile(
     r"forward-looking statements|safe harbor|private securities litigation|actual results "
@@ -48,7 +48,8 @@ _SAFE_HARBOR = re.compile(
 )
 # an outlook over several years, or a rate per year: no single future period to give it
 _MULTI_YEAR = re.compile(
-    r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\b(?:per|a|each|every) year\b|"
+    r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\b(?:per|a|each|every) year\b"
+    r"(?![- ](?:over|on|ago|earlier|later|end)\b)|"
     r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b",
     re.IGNORECASE,
 )

@@ -293,6 +293,19 @@ We drilled 90 days ahead of plan.
     assert {r.metric for r in rows.values()} == {"production"}
 
 
+def test_a_year_over_year_basis_is_not_a_rate_per_year_and_a_rate_on_a_metric() -> None:
+    text = """Welcome to the Omega fourth quarter fiscal 2021 earnings call.
+Turning now to our first-quarter guidance on the next slide.
+DMS segment revenue is expected to increase 10% on a year-over-year basis to $4.7 billion.
+The tax rate on core earnings in the first quarter is estimated to be approximately 25%.
+"""
+    g = {x.text: x for x in call_facts(parse_transcript(text)).guidance}
+    assert (g["10%"].segment, g["10%"].role, g["10%"].period) == ("DMS", "change", "Q1 2022")
+    assert (g["$4.7 billion"].role, g["$4.7 billion"].period) == ("result", "Q1 2022")
+    tax = g["25%"]
+    assert (tax.metric, tax.basis, tax.period) == ("tax_rate", "adjusted", "Q1 2022")
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
