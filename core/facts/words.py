@@ -74,7 +74,8 @@ PART_WORDS = words(
 STOP_NP = words(
     """
     the our its their a an of in for and while with was were to from at by on that which
-    this these we as versus or than both each is are be been has have had do did
+    this these we as versus or than both each is are be been has have had do did we're
+    we've we'll i i'm i've they they're you it's
     """
 )
 
@@ -86,7 +87,8 @@ SUBJECT_VERBS = words(
     generates report reported reports post posted achieve achieved produce produced had have
     has saw record recorded grew grow increased increase improved improve expanded expand
     now continue continues still also again generating delivering producing achieving
-    reporting posting recording driving assumes assume assuming includes include
+    reporting posting recording driving assumes assume assuming includes include expecting
+    anticipating projecting targeting guiding forecasting seeing planning
     """
 )
 
