@@ -37,11 +37,13 @@ from core.grounding import Figure
 
 _CHANGE_UP = (
     r"up|increased?|increasing|grew|growing|growth|rose|rising|improved?|improving|"
-    r"improvement|expanded|expanding|expansion|higher|gain(?:ed)?|climbed|jumped|better"
+    r"improvement|expand|expanded|expanding|expansion|higher|gain(?:ed)?|climbed|jumped|better|"
+    r"grow|widen(?:ed)?"
 )
 _CHANGE_DOWN = (
     r"down|decreased?|decreasing|declined?|declining|fell|falling|lower|contracted|"
-    r"contraction|reduction|reduced|drop(?:ped)?|slipped|worse|compressed|compression"
+    r"contraction|reduction|reduced|drop(?:ped)?|slipped|worse|compressed|compression|contract|"
+    r"compress|narrow(?:ed)?|fall"
 )
 _CHANGE_BEFORE = re.compile(
     rf"\b(?P<dir>{_CHANGE_UP}|{_CHANGE_DOWN})(?:\s+(?:of|by))?\s+(?:approximately |about |nearly "
@@ -295,7 +297,7 @@ def attribute(
                     company_words, opener_seg, context, fw, geo)  # fmt: skip
         if got is not None and fw:
             got = replace(got, forward=True)
-        before_range = i > 0 and bool(
+        before_range = i > 0 and figs[i - 1].kind == fig.kind and bool(
             re.fullmatch(
                 r"\s*(?:to|-|–|—)\s*",
                 sentence[figs[i - 1].start + len(figs[i - 1].text) : fig.start],

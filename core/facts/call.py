@@ -46,8 +46,8 @@ _REVENUE_ORGANIC = re.compile(
     re.IGNORECASE,
 )
 _ADJUSTED_GUIDANCE = re.compile(
-    r"\bguidance\b[^.]{0,120}\b(?:non-gaap|adjusted|excludes?|does not include)\b|\b(?:non-gaap|"
-    r"adjusted)\b[^.]{0,30}\b(?:guidance|outlook)\b",
+    r"\b(?:guidance|outlook)\b[^.]{0,120}\b(?:is (?:on )?(?:a )?non-gaap|(?:is|are) adjusted|"
+    r"excludes?|does not include)\b|\b(?:non-gaap|adjusted) (?:guidance|outlook)\b",
     re.IGNORECASE,
 )
 _TICKER = re.compile(r"\b(?:NYSE|NASDAQ|Nasdaq|NYSE American|TSX|LSE)\s*:\s*(?P<t>[A-Z]{1,5})\b")

@@ -46,7 +46,7 @@ METRICS: tuple[Metric, ...] = (
            2.0),
     Metric("operating_margin", "Operating margin",
            r"operating (?:profit |income )?(?:margins?|rate)|ebit margins?|(?:segment )?operating "
-           r"margin",
+           r"margin|segment (?:profit )?margins?",
            "rate", 2.1),
     Metric("ebitda_margin", "EBITDA margin", r"ebitda margins?", "rate", 2.0),
     Metric("net_interest_margin", "Net interest margin", r"net interest margin|nim", "rate", 2.2),

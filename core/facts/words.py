@@ -39,7 +39,8 @@ FORWARD_CONNECT = CONNECT | words(
     increase rate raising raise raised lowering lower lowered reaffirming reaffirm
     reaffirmed reiterating reiterate maintaining maintain updated updating narrowing
     narrowed initial initiating providing provide expectations being look looking estimated
-    forecasted targeted guided planned currently it this go
+    forecasted targeted guided planned currently it this go expand improve contract
+    compress widen narrow
     """
 )
 

@@ -306,6 +306,27 @@ The tax rate on core earnings in the first quarter is estimated to be approximat
     assert (tax.metric, tax.basis, tax.period) == ("tax_rate", "adjusted", "Q1 2022")
 
 
+def test_a_change_then_its_level_adjusted_eps_guidance_and_margin_expansion() -> None:
+    text = """Welcome to the Acme second quarter 2023 earnings call.
+Our Industrial segment posted sales of $520 million, with segment margin of 18.4%.
+In Consumer, sales declined 3% to $410 million.
+We are raising our adjusted EPS guidance to $4.40 to $4.50 for 2023.
+We continue to expect free cash flow of approximately $600 million for 2023.
+We expect operating margin to expand by 50 to 75 basis points in 2023.
+"""
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    consumer = rows["$410 million"]
+    assert (consumer.segment, consumer.role, consumer.change and consumer.change.value) == (
+        "Consumer", "result", -3)  # fmt: skip
+    assert (rows["18.4%"].metric, rows["18.4%"].segment) == ("operating_margin", "Industrial")
+    g = {x.text: x for x in facts.guidance}
+    assert g["$4.40 to $4.50"].basis == "adjusted"
+    assert g["$600 million"].basis is None  # only the EPS guidance was called adjusted
+    bps = g["50 to 75 basis points"]
+    assert (bps.metric, bps.role, bps.low, bps.high) == ("operating_margin", "change", 50, 75)
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
