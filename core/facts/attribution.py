@@ -297,10 +297,14 @@ def attribute(
                     company_words, opener_seg, context, fw, geo)  # fmt: skip
         if got is not None and fw:
             got = replace(got, forward=True)
-        before_range = i > 0 and figs[i - 1].kind == fig.kind and bool(
-            re.fullmatch(
-                r"\s*(?:to|-|–|—)\s*",
-                sentence[figs[i - 1].start + len(figs[i - 1].text) : fig.start],
+        before_range = (
+            i > 0
+            and figs[i - 1].kind == fig.kind
+            and bool(
+                re.fullmatch(
+                    r"\s*(?:to|-|–|—)\s*",
+                    sentence[figs[i - 1].start + len(figs[i - 1].text) : fig.start],
+                )
             )
         )
         if before_range and fig.start not in highs:
