@@ -341,11 +341,12 @@ def attribute(
 
 
 def _context_life(context: Context, call: CallIdentity) -> int:
-    """How many sentences a stated period carries: a Q4 call's full-year paragraph runs on
-    (six sentences); any other, two."""
+    """How many sentences after it a stated period carries: two; the year on a quarterly call
+    only the next one (a fourth-quarter call moves between the quarter and the year, and a
+    longer carry dated the quarter's figures that followed as the year's)."""
     p, c = context.period, call.period
-    if p is not None and c is not None and p.kind == "FY" and p.year == c.year and c.n == 4:
-        return 6
+    if p is not None and c is not None and p.kind == "FY" and c.kind == "Q":
+        return 0
     return 2
 
 
@@ -884,6 +885,13 @@ def _figure_period(
         return False
     if call.period.kind == "Q" and _A_QUARTER.search(sentence):
         return call.period  # "PrimeLending had an outstanding quarter, with ...": this quarter
+    if call.period.kind == "Q" and any(
+        m.rel in ("prior_q", "cur_q") or (m.period is not None and m.period.kind == "Q")
+        for m in period_words
+    ):
+        # "up 1.5% from the prior quarter", "compared to the fourth quarter of 2021": a quarter's
+        # figure, whatever the paragraph before spoke of
+        return call.period
     if context_period is None and call.period.kind == "Q" and call.period.n == 4:
         return False  # a fourth-quarter call speaks of the quarter and the year: say which
     if context_period is not None and context_period != call.period:

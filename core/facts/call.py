@@ -161,9 +161,14 @@ def _company(sents: Sequence[Sentence]) -> str | None:
     return max(votes, key=lambda n: (votes[n], text.count(n)))
 
 
+_ORDINALS = frozenset(["First", "Second", "Third", "Fourth", "Fifth"])
+
+
 def _clean_name(raw: str) -> str | None:
     words = raw.replace("’", "'").split()
     while words and words[0] in _NOT_NAMES:
+        if words[0] in _ORDINALS and len(words) > 1 and words[1] not in _NOT_NAMES:
+            break  # "First Harbor Bancorp", "Fifth Third": an ordinal that starts a name
         words.pop(0)
     while words and (words[-1].strip(".,") in _NOT_NAMES or words[-1].lower() in ("inc", "inc.")):
         words.pop()

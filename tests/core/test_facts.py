@@ -327,6 +327,22 @@ We expect operating margin to expand by 50 to 75 basis points in 2023.
     assert (bps.metric, bps.role, bps.low, bps.high) == ("operating_margin", "change", 50, 75)
 
 
+def test_a_fourth_quarter_calls_year_does_not_date_the_quarters_figures() -> None:
+    text = """Operator: Welcome to the First Harbor Bancorp fourth quarter 2022 earnings call.
+Jane Doe, CEO: For the full year 2022, net income was $180.4 million, or $3.81 per diluted share.
+Average deposits were $11.2 billion, down 1.5% from the prior quarter.
+We recorded a provision for credit losses of $6.5 million, compared to a release in the prior quarter.
+The net interest margin expanded 22 basis points to 3.64%.
+"""  # noqa: E501
+    facts = call_facts(parse_transcript(text))
+    assert facts.call.company == "First Harbor Bancorp"  # an ordinal that starts a name
+    rows = _by_text(facts.key_figures)
+    assert rows["$180.4 million"].period == "FY 2022"
+    assert rows["$11.2 billion"].period == "Q4 2022"  # compared with the prior quarter
+    assert rows["$6.5 million"].period == "Q4 2022"
+    assert "3.64%" not in rows and "22 basis points" not in rows  # the quarter's or the year's?
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
