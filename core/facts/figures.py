@@ -267,8 +267,31 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                 new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
                 return "raised" if new_mid > old[0].value else (
                     "lowered" if new_mid < old[0].value else "reaffirmed")  # fmt: skip
+        moved = _FROM_OLD.match(sentence, item.fig.start + len(item.fig.text))
+        if moved is not None and _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60):
+            old = figures_in(sentence[moved.end() :])
+            if old and old[0].start == 0 and old[0].kind == item.fig.kind:
+                old_mid = old[0].value
+                if len(old) > 1 and re.fullmatch(
+                    r"\s*(?:to|-|–)\s*", sentence[moved.end() :][len(old[0].text) : old[1].start]
+                ):
+                    old_mid = (old[0].value + old[1].value) / 2
+                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
+                if new_mid != old_mid:
+                    return "raised" if new_mid > old_mid else "lowered"
+                return "reaffirmed"
     found = {d for d, p in _DIRECTIONS if p.search(sentence)}
     return found.pop() if len(found) == 1 else None
+
+
+# "$1.10 to $1.30, down from $1.80 to $2.00 previously": a new range against the old one
+_FROM_OLD = re.compile(r"\s*,?\s*(?:up|down|revised|changed|increased|decreased|lowered|raised)?"
+                       r"\s*from\s+(?:approximately |about )?", re.IGNORECASE)  # fmt: skip
+_PREVIOUSLY = re.compile(
+    r"\b(?:previously|prior|previous|earlier|initially|originally|last quarter|in (?:our|the) "
+    r"(?:last|prior) (?:call|update))\b",
+    re.IGNORECASE,
+)
 
 
 def _is_future(period: Period, call: Period | None) -> bool:

@@ -40,10 +40,18 @@ PAST = re.compile(
 )
 
 
+# an outlook stated now, whatever else the sentence compares it with
+_NOW_EXPECT = re.compile(
+    r"\b(?:we|now|still|continue to) (?:now )?(?:expect|anticipate|project|forecast|see|guide)\b|"
+    r"\b(?:raising|lowering|reaffirming|reiterating|updating|narrowing) (?:our |the )?",
+    re.IGNORECASE,
+)
+
+
 def is_forward(text: str, after_forward: bool = False) -> bool:
     """Forward-looking: an outlook's words, or, right after such a sentence, a fragment with no
     verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""
-    if PAST_EXPECTATION.search(text):
-        return False
+    if PAST_EXPECTATION.search(text) and not _NOW_EXPECT.search(text):
+        return False  # "better than we expected"; but "we now expect X, above our prior outlook"
     verbless = not PAST.search(text) and not re.search(r"\b(?:is|are|has|have)\b", text, re.I)
     return bool(FORWARD.search(text)) or (after_forward and verbless)

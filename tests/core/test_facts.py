@@ -343,6 +343,20 @@ The net interest margin expanded 22 basis points to 3.64%.
     assert "3.64%" not in rows and "22 basis points" not in rows  # the quarter's or the year's?
 
 
+def test_an_outlook_set_against_the_previous_one_is_an_outlook_with_its_direction() -> None:
+    text = """Welcome to the Trailhead Outfitters fiscal 2023 first quarter earnings call.
+Given the softer demand, we are lowering our fiscal 2023 guidance.
+We now expect net sales to decline 3% to 5% for the full year, compared to our previous outlook of flat to up 2%.
+We now expect earnings per share of $1.10 to $1.30, down from $1.80 to $2.00 previously.
+We now expect capital expenditures of $50 million, up from $45 million previously.
+"""  # noqa: E501
+    g = {x.text: x for x in call_facts(parse_transcript(text)).guidance}
+    sales = g["3% to 5%"]
+    assert (sales.metric, sales.low, sales.high, sales.direction) == ("revenue", -5, -3, "lowered")
+    assert g["$1.10 to $1.30"].direction == "lowered"
+    assert g["$50 million"].direction == "raised"
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
