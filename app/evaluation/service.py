@@ -193,7 +193,7 @@ class EvalManager:
             await self.runs.submit(
                 RunRecord(
                     id=run_id, pipeline=pipeline, status="queued", owner=record.owner,
-                    created_at=now(),
+                    created_at=now(), eval_id=record.id,
                     input=RunInput(transcript=text, call=item.call, options=record.spec.options),
                 )
             )  # fmt: skip
