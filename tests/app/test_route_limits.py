@@ -6,6 +6,7 @@ quotas and can be listed, cancelled and deleted; retention sweeps threads and ev
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -14,7 +15,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.app.api_helpers import api, wait_status
+from tests.app.api_helpers import api, read_sse, wait_status
+from tests.app.test_eval import make_dataset
 
 SAMPLE = (Path(__file__).parents[2] / "samples" / "northwind_q2_2026.md").read_text()
 A = {"X-Api-Key": "key-a"}
@@ -218,3 +220,125 @@ def test_retention_sweeps_threads_once_their_runs_are_gone(tmp_path: Path) -> No
     with api(tmp_path, retention_days=1):  # nothing is a day old
         pass
     assert counts(tmp_path) == (2, 1)
+
+
+# -- evaluations ---------------------------------------------------------------------------------
+
+K1 = {"Authorization": "Bearer k1"}
+K2 = {"Authorization": "Bearer k2"}
+
+
+def eval_body(n: int, concurrency: int = 1) -> dict[str, Any]:
+    calls = [{"id": f"c{i}", "transcript": SAMPLE.replace("Northwind", f"North{i}")}
+             for i in range(n)]  # fmt: skip
+    return {"calls": calls, "pipelines": ["zero_shot"], "concurrency": concurrency}
+
+
+def in_flight(client: TestClient, headers: dict[str, str] | None = None) -> int:
+    page = client.get("/v1/runs?limit=200", headers=headers or {}).json()
+    return sum(r["status"] in ("queued", "running") for r in page["items"])
+
+
+def inputs_of(tmp_path: Path) -> set[str]:
+    folder = tmp_path / "data" / "evals" / "inputs"
+    return {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+
+
+def test_evaluations_count_in_the_per_key_run_quota(tmp_path: Path) -> None:
+    """Four evaluations of 8 calls put 26 runs in flight for a key limited to 20: each one now
+    holds as many runs as it may have in flight at once (its concurrency) from its creation."""
+    with api(tmp_path, latency=0.2, max_runs=1, key_runs_in_flight=5) as client:
+        first = client.post("/v1/evals", json=eval_body(4, concurrency=3))
+        assert first.status_code == 202, first.text
+        second = client.post("/v1/evals", json=eval_body(4, concurrency=3))
+        assert second.status_code == 429, second.text
+        assert "EDESK_KEY_RUNS_IN_FLIGHT=5" in second.json()["detail"]
+        assert second.headers["Retry-After"]
+        assert inputs_of(tmp_path) == {first.json()["id"]}  # nothing of the refused one
+        assert client.get("/v1/evals").json()["total"] == 1
+        # the evaluation's three count against /v1/runs too
+        run = {"transcript": SAMPLE, "pipeline": "zero_shot"}
+        assert [client.post("/v1/runs", json=run).status_code for _ in range(3)] == [202, 202, 429]
+        for _ in range(10):
+            assert in_flight(client) <= 5
+            time.sleep(0.05)
+        assert client.post("/v1/evals", json=eval_body(1)).status_code == 429
+        assert client.post(f"/v1/evals/{first.json()['id']}/cancel").status_code == 200
+        assert client.post("/v1/evals", json=eval_body(1)).status_code == 202  # room again
+
+
+def test_evaluations_are_listed_cancelled_and_deleted_per_key(tmp_path: Path) -> None:
+    with api(tmp_path, latency=0.2, max_runs=1, api_keys="k1,k2") as client:
+        created = client.post("/v1/evals", json=eval_body(3), headers=K1).json()
+        eval_id = created["id"]
+        listed = client.get("/v1/evals", headers=K1).json()
+        assert listed["total"] == 1 and [e["id"] for e in listed["items"]] == [eval_id]
+        assert client.get("/v1/evals", headers=K2).json() == {
+            "items": [], "total": 0, "offset": 0, "limit": 20
+        }  # fmt: skip
+        assert client.post(f"/v1/evals/{eval_id}/cancel", headers=K2).status_code == 404
+        assert client.delete(f"/v1/evals/{eval_id}", headers=K2).status_code == 404
+        cancelled = client.post(f"/v1/evals/{eval_id}/cancel", headers=K1)
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
+        events = read_sse(client, "GET", f"/v1/evals/{eval_id}/events", headers=K1)
+        assert events[-1]["event"] == "eval_finished"
+        assert events[-1]["data"]["status"] == "cancelled"
+        for _ in range(100):  # a running report run stops at its next node boundary
+            if in_flight(client, K1) == 0:
+                break
+            time.sleep(0.1)
+        assert in_flight(client, K1) == 0
+        runs = client.get("/v1/runs", headers=K1).json()["items"]
+        assert len(runs) < 3  # no report run started after the cancel
+        again = client.post(f"/v1/evals/{eval_id}/cancel", headers=K1)
+        assert again.json()["status"] == "cancelled"
+        assert eval_id in inputs_of(tmp_path)
+        assert client.delete(f"/v1/evals/{eval_id}", headers=K1).status_code == 204
+        assert client.get(f"/v1/evals/{eval_id}", headers=K1).status_code == 404
+        assert client.delete(f"/v1/evals/{eval_id}", headers=K1).status_code == 404
+        assert client.get("/v1/runs", headers=K1).json()["total"] == 0
+    assert inputs_of(tmp_path) == set()
+
+
+def test_deleting_a_finished_evaluation_drops_its_outputs_inputs_and_runs(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        created = client.post("/v1/evals", json=eval_body(2)).json()
+        read_sse(client, "GET", created["links"]["events"])
+        done = client.get(created["links"]["self"]).json()
+        assert done["status"] == "succeeded"
+        out = Path(done["out_dir"])
+        assert (out / "summary.csv").is_file() and inputs_of(tmp_path) == {created["id"]}
+        assert client.get("/v1/runs").json()["total"] == 2
+        assert client.delete(created["links"]["self"]).status_code == 204
+        assert not out.exists() and inputs_of(tmp_path) == set()
+        assert client.get("/v1/runs").json()["total"] == 0
+
+
+def test_retention_sweeps_evaluations_their_folders_and_leftovers(tmp_path: Path) -> None:
+    dataset = make_dataset(tmp_path / "ds", SAMPLE, n=1)
+    with api(tmp_path, eval_dirs=str(tmp_path / "ds")) as client:
+        inline = client.post("/v1/evals", json=eval_body(1)).json()
+        from_dir = client.post("/v1/evals", json={"dir": str(dataset), "pipelines": ["zero_shot"]})
+        for created in (inline, from_dir.json()):
+            read_sse(client, "GET", created["links"]["events"])
+        outs = [Path(client.get(e["links"]["self"]).json()["out_dir"])
+                for e in (inline, from_dir.json())]  # fmt: skip
+    evals_root = tmp_path / "data" / "evals"
+    leftover = evals_root / "inputs" / "left-by-a-crash"
+    leftover.mkdir()
+    (leftover / "a.txt").write_text("x")
+    recent = evals_root / "inputs" / "being-written"
+    recent.mkdir()
+    old = time.time() - 3 * 86400
+    os.utime(leftover, (old, old))
+    with api(tmp_path, retention_days=1):  # the evaluations ended now: kept
+        pass
+    assert all(o.is_dir() for o in outs) and inline["id"] in inputs_of(tmp_path)
+    time.sleep(0.05)
+    with api(tmp_path, retention_days=1e-9) as client:  # everything ended before the cutoff
+        assert client.get(inline["links"]["self"]).status_code == 404
+        assert client.get("/v1/evals").json()["total"] == 0
+        assert client.get("/v1/runs").json()["total"] == 0
+    assert not any(o.exists() for o in outs) and not leftover.exists()
+    assert inputs_of(tmp_path) == set()  # `being-written` too: made before the tiny cutoff
+    assert (dataset / "NW0_q2_2026.txt").is_file()  # a server folder it read is never touched
