@@ -18,6 +18,7 @@ import asyncio
 import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ValidationError
@@ -210,7 +211,8 @@ def _run_body(pipeline: str, given: dict[str, Any], options: dict[str, Any]) -> 
 def _located(response: Response, record: RunRecord, modes: list[Mode] | None = None) -> None:
     """Where the run lives (the SDK reads Content-Location) and, for streams, where to
     reconnect (Location, keeping the modes asked for)."""
-    base = f"/threads/{record.thread_id}/runs/{record.id}"
+    thread = quote(record.thread_id or "", safe="")  # a header holds no raw control character
+    base = f"/threads/{thread}/runs/{record.id}"
     response.headers["Content-Location"] = base
     if modes is not None:
         response.headers["Location"] = f"{base}/stream?" + "&".join(

@@ -130,6 +130,24 @@ def test_a_good_id_still_makes_the_thread_on_demand(tmp_path: Path) -> None:
     assert counts(tmp_path) == (1, 1)
 
 
+def test_a_thread_stored_before_the_rule_still_answers_with_a_valid_header(tmp_path: Path) -> None:
+    """A thread made through the old bypass (a CR/LF id) is usable and deletable: its id goes
+    into Content-Location percent-encoded, never raw."""
+    with api(tmp_path) as client:
+        pass  # creates the schema
+    with sqlite3.connect(tmp_path / "data" / "runs.sqlite") as conn:
+        conn.execute("INSERT INTO threads (id, owner, created_at, metadata) VALUES "
+                     "('a\r\nb', NULL, '2026-11-01T09:30:00+00:00', '{}')")  # fmt: skip
+    with api(tmp_path) as client:
+        resp = client.post("/threads/a%0D%0Ab/runs", json=RUN)
+        assert resp.status_code == 200, resp.text
+        run_id = resp.json()["run_id"]
+        assert resp.headers["Content-Location"] == f"/threads/a%0D%0Ab/runs/{run_id}"
+        wait_status(client, run_id, {"succeeded"})
+        assert client.delete("/threads/a%0D%0Ab").status_code == 204
+    assert counts(tmp_path) == (0, 0)
+
+
 # -- refused requests store nothing --------------------------------------------------------------
 
 
