@@ -203,15 +203,17 @@ async def create_eval(
     at once, so it needs that many free runs of EDESK_KEY_RUNS_IN_FLIGHT (429 otherwise)."""
     eval_id = uuid.uuid4().hex
     folder = _folder(body, settings, evals, eval_id)
+    accepted = False
     try:
         spec = _spec(body, settings, evals, folder, eval_id)
         lock: asyncio.Lock = request.app.state.intake_lock  # the same lock as the run intake
         async with lock:
             slots = min(spec.concurrency, len(spec.calls) * len(spec.pipelines))
             await check_quotas(evals.store, owner, settings, runs=slots)
+            accepted = True
             record = await evals.start(owner, spec, eval_id=eval_id)
     except BaseException:
-        if body.calls is not None:
+        if body.calls is not None and not accepted:
             shutil.rmtree(folder, ignore_errors=True)  # nothing of a refused request is kept
         raise
     return _summary(record)
