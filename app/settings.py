@@ -106,6 +106,19 @@ class Settings(BaseSettings, RunOptions):
         default=20, description="queued + running runs one API key may have at once"
     )
     max_queue: int = Field(default=1000, description="queued runs in all; past it, 429")
+    key_threads: int = Field(
+        default=10_000,
+        ge=1,
+        le=10_000_000,
+        description="LangGraph threads one API key may keep (a stateless run makes one too); "
+        "past it, 429 until some are deleted or swept by retention",
+    )
+    max_thread_metadata_bytes: int = Field(
+        default=16_384,
+        ge=2,
+        le=1_000_000,
+        description="a LangGraph thread's metadata, as UTF-8 JSON; past it, 413",
+    )
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
@@ -124,8 +137,9 @@ class Settings(BaseSettings, RunOptions):
         default=None,
         gt=0,
         description="delete runs that ended more than this many days ago, with their events, "
-        "checkpoints and unused search indexes (swept at start-up and every "
-        "retention_sweep_seconds); unset = keep every run",
+        "checkpoints and unused search indexes; evaluations that ended before then, with their "
+        "runs, inputs and output folders; and threads made before then that hold no run (swept "
+        "at start-up and every retention_sweep_seconds); unset = keep everything",
     )
     retention_sweep_seconds: float = Field(
         default=3600.0, ge=1.0, description="how often the retention sweep runs"

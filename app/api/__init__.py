@@ -86,7 +86,7 @@ def _lifespan(
             app.state.pipelines = [pipeline_info(name, engine.graphs[name]) for name in PIPELINES]
             await manager.resume_unfinished()
             await app.state.evals.resume()
-            sweeper = await _retention(manager, cfg)
+            sweeper = await _retention(manager, app.state.evals, cfg)
             try:
                 yield
             finally:
@@ -103,19 +103,27 @@ def _lifespan(
     return lifespan
 
 
-async def _retention(manager: RunManager, settings: Settings) -> asyncio.Task[None] | None:
-    """EDESK_RETENTION_DAYS: delete runs that ended longer ago, at start-up (before the first
-    request) and then every sweep period."""
+async def _retention(
+    manager: RunManager, evals: EvalManager, settings: Settings
+) -> asyncio.Task[None] | None:
+    """EDESK_RETENTION_DAYS: delete what ended longer ago (evaluations with their runs, inputs
+    and outputs; runs; threads left with no run), at start-up (before the first request) and
+    then every sweep period."""
     days = settings.retention_days
     if days is None:
         return None
-    await manager.prune(days)
+
+    async def prune() -> None:
+        await evals.prune(days)
+        await manager.prune(days)
+
+    await prune()
 
     async def sweep() -> None:
         while True:
             await asyncio.sleep(settings.retention_sweep_seconds)
             try:
-                await manager.prune(days)
+                await prune()
             except Exception:  # a failed sweep is logged and tried again next period
                 log.exception("retention sweep failed")
 

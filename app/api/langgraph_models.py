@@ -3,13 +3,14 @@ runs, the run request as the LangGraph SDK sends it, and the status mapping."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from app.api.errors import ApiError
+from app.api.errors import ApiError, BodyInvalid
 from app.storage import RunRecord
 from graphs import PIPELINES
 
@@ -73,6 +74,28 @@ class AssistantSearch(BaseModel):
     select: list[str] | None = None
 
 
+THREAD_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+THREAD_ID_RULE = "1 to 64 characters, each a letter A-Z or a-z, a digit, '_' or '-'"
+
+
+def check_thread_id(thread_id: str) -> str:
+    """The one rule for the id of a thread being made, whichever route makes it (it goes back
+    in headers and paths): a 422 naming the path parameter, never echoing it."""
+    if not re.fullmatch(THREAD_ID_PATTERN, thread_id):
+        msg = f"a new thread's id must be {THREAD_ID_RULE} (a UUID fits)"
+        raise BodyInvalid([{"loc": ["path", "thread_id"], "msg": msg, "type": "string_pattern"}])
+    return thread_id
+
+
+class LgConfig(BaseModel):
+    """A run's `config`: `configurable` holds run options (as `context` does); the rest of
+    what LangGraph's config takes (tags, recursion_limit...) has no effect here."""
+
+    model_config = ConfigDict(extra="allow")
+
+    configurable: dict[str, Any] | None = None
+
+
 class LgRunCreate(BaseModel):
     """A LangGraph run request, as the SDK sends it."""
 
@@ -80,7 +103,7 @@ class LgRunCreate(BaseModel):
 
     assistant_id: str
     input: dict[str, Any] | None = None
-    config: dict[str, Any] | None = None
+    config: LgConfig | None = None
     context: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
     stream_mode: Mode | list[Mode] | None = None
@@ -151,7 +174,9 @@ class Thread(BaseModel):
 class ThreadCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    thread_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    thread_id: str | None = Field(
+        default=None, pattern=THREAD_ID_PATTERN, description=f"{THREAD_ID_RULE}; default a UUID"
+    )
     metadata: dict[str, Any] | None = None
     if_exists: Literal["raise", "do_nothing"] | None = None
 

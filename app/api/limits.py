@@ -1,13 +1,94 @@
-"""A cap on every request body: declared sizes past it are refused before reading, streamed
-bodies as soon as they pass it (413, JSON naming the limit). The run intake has its own, smaller,
-transcript-sized limit; this protects every other route (e.g. POST /v1/evals)."""
+"""The limits every route applies. The body cap: declared sizes past it are refused before
+reading, streamed bodies as soon as they pass it (413, JSON naming the limit; the run intake has
+its own, smaller, transcript-sized limit). The per-key quotas, the same for every route that
+starts runs or stores threads (`/v1/runs`, `/v1/evals`, the LangGraph routes): past one, 429
+naming the limit's setting, and nothing stored. The size of what a thread keeps."""
 
 from __future__ import annotations
 
 import json
+import math
+from datetime import timedelta
+from typing import Any
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.errors import ApiError, FieldError
+from app.settings import Settings
+from app.storage import Store, now
+
+
+async def check_quotas(store: Store, owner: str | None, settings: Settings, runs: int = 1) -> None:
+    """Per key: runs in flight (queued or running, an unfinished evaluation's counting as the
+    most it may have at once) and runs started in the last minute; overall: the queue. `runs`:
+    how many the request would put in flight. Past a limit, 429 with Retry-After and the limit
+    named."""
+    own, _ = await store.count_runs(owner=owner, statuses={"queued", "running"}, eval_runs=False)
+    in_flight = own + await store.eval_slots(owner)
+    if in_flight + runs > settings.key_runs_in_flight:
+        asked = "" if runs == 1 else f"; this request would add {runs}"
+        raise ApiError(
+            429,
+            f"this key has {in_flight} runs queued or running{asked} (limit "
+            f"EDESK_KEY_RUNS_IN_FLIGHT={settings.key_runs_in_flight}); retry when one finishes",
+            headers={"Retry-After": "10"},
+        )
+    window = now() - timedelta(minutes=1)
+    recent, oldest = await store.count_runs(owner=owner, since=window)
+    if recent >= settings.key_runs_per_minute:
+        wait = 60 - (now() - oldest).total_seconds() if oldest else 60
+        raise ApiError(
+            429,
+            f"this key started {recent} runs in the last minute (limit "
+            f"EDESK_KEY_RUNS_PER_MINUTE={settings.key_runs_per_minute})",
+            headers={"Retry-After": str(max(1, math.ceil(wait)))},
+        )
+    queued, _ = await store.count_runs(any_owner=True, statuses={"queued"})
+    if queued >= settings.max_queue:
+        raise ApiError(
+            429,
+            f"the queue is full: {queued} runs waiting (EDESK_MAX_QUEUE={settings.max_queue})",
+            headers={"Retry-After": "30"},
+        )
+
+
+async def check_thread_quota(store: Store, owner: str | None, settings: Settings) -> None:
+    """Per key: the threads kept (a stateless run makes one too). Past it, 429."""
+    kept = await store.count_threads(owner)
+    if kept >= settings.key_threads:
+        raise ApiError(
+            429,
+            f"this key keeps {kept} threads (limit EDESK_KEY_THREADS={settings.key_threads}); "
+            "delete some (DELETE /threads/{id}) or let retention remove idle ones",
+        )
+
+
+def check_metadata(metadata: dict[str, Any] | None, settings: Settings) -> None:
+    """A thread's metadata: what every later answer can send back as JSON (encodable text, no
+    lone surrogate in keys or values; no NaN or Infinity) within
+    EDESK_MAX_THREAD_METADATA_BYTES. 422 / 413 naming the field; nothing is echoed."""
+    if not metadata:
+        return
+    try:
+        size = len(json.dumps(metadata, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except UnicodeEncodeError:
+        raise FieldError(
+            "metadata",
+            "metadata is not valid Unicode: it holds a lone surrogate (such as \\ud800)",
+            kind="string_unicode",
+        ) from None
+    except ValueError:
+        raise FieldError("metadata", "metadata holds NaN or Infinity, which JSON has not") from None
+    limit = settings.max_thread_metadata_bytes
+    if size > limit:
+        raise FieldError(
+            "metadata",
+            f"metadata is {size:,} bytes as JSON; the limit is {limit:,} "
+            "(EDESK_MAX_THREAD_METADATA_BYTES)",
+            status=413,
+            kind="too_large",
+        )
 
 
 class BodyLimit:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import uuid
@@ -9,15 +10,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import OwnerDep, ResumeDep, SettingsDep, sse_response, visible
 from app.api.errors import ApiError, FieldError
+from app.api.limits import check_quotas
 from app.api.schemas import refusals
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.service import EvalManager, calls_of
+from app.settings import Settings
 from app.storage import EvalRecord, EvalSpec
 from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
@@ -128,6 +131,8 @@ class EvalCreate(BaseModel):
 
 
 class EvalSummary(BaseModel):
+    """An evaluation; `status` is queued, running, succeeded, failed or cancelled."""
+
     id: str
     status: str
     created_at: datetime
@@ -139,6 +144,13 @@ class EvalSummary(BaseModel):
     rows: list[dict[str, Any]] = Field(default_factory=list)
     tally: dict[str, Any] = Field(default_factory=dict)
     links: dict[str, str] = Field(default_factory=dict)
+
+
+class EvalPage(BaseModel):
+    items: list[EvalSummary]
+    total: int
+    offset: int
+    limit: int
 
 
 def get_evals(request: Request) -> EvalManager:
@@ -158,9 +170,9 @@ def _summary(job: EvalRecord) -> EvalSummary:
     )  # fmt: skip
 
 
-def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path:
+def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager, eval_id: str) -> Path:
     if body.calls is not None:
-        folder = evals.root / "inputs" / uuid.uuid4().hex
+        folder = evals.root / "inputs" / eval_id  # the evaluation's own: deleted with it
         folder.mkdir(parents=True)
         for c in body.calls:
             (folder / f"{c.id}.txt").write_text(c.transcript, encoding="utf-8")
@@ -182,18 +194,38 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path
     return folder
 
 
-@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403))
+@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403, 429))
 async def create_eval(
-    body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
+    request: Request, body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
 ) -> EvalSummary:
-    """Start an evaluation; follow it at `links.events`, read the table at `links.self`."""
-    folder = _folder(body, settings, evals)
+    """Start an evaluation; follow it at `links.events`, read the table at `links.self`. Its
+    report runs count in the key's quotas: it may have `concurrency` of them queued or running
+    at once, so it needs that many free runs of EDESK_KEY_RUNS_IN_FLIGHT (429 otherwise)."""
+    eval_id = uuid.uuid4().hex
+    folder = _folder(body, settings, evals, eval_id)
+    accepted = False
+    try:
+        spec = _spec(body, settings, evals, folder, eval_id)
+        lock: asyncio.Lock = request.app.state.intake_lock  # the same lock as the run intake
+        async with lock:
+            slots = min(spec.concurrency, len(spec.calls) * len(spec.pipelines))
+            await check_quotas(evals.store, owner, settings, runs=slots)
+            accepted = True
+            record = await evals.start(owner, spec, eval_id=eval_id)
+    except BaseException:
+        if body.calls is not None and not accepted:
+            shutil.rmtree(folder, ignore_errors=True)  # nothing of a refused request is kept
+        raise
+    return _summary(record)
+
+
+def _spec(
+    body: EvalCreate, settings: Settings, evals: EvalManager, folder: Path, eval_id: str
+) -> EvalSpec:
     roots = None if body.calls is not None else settings.eval_dir_list()
     try:
         items = load_dataset(folder, prefer=body.prefer, ids=body.ids, roots=roots)
     except DatasetError as exc:
-        if body.calls is not None:
-            shutil.rmtree(folder, ignore_errors=True)  # nothing of a refused request is kept
         field = "ids" if body.ids and "no transcript for id" in str(exc) else (
             "calls" if body.calls is not None else "dir"
         )  # fmt: skip
@@ -205,13 +237,24 @@ async def create_eval(
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
     if body.judge and pair is None and len(body.pipelines) >= 2:
         pair = (body.pipelines[0], body.pipelines[1])
-    eval_id = uuid.uuid4().hex
-    spec = EvalSpec(
+    return EvalSpec(
         calls=calls_of(items), pipelines=list(body.pipelines), judge=body.judge, pair=pair,
         out=str(evals.root / eval_id), options=settings.run_defaults(),
         concurrency=body.concurrency,
     )  # fmt: skip
-    return _summary(await evals.start(owner, spec, eval_id=eval_id))
+
+
+@router.get("", response_model=EvalPage)
+async def list_evals(
+    evals: EvalsDep,
+    owner: OwnerDep,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+) -> EvalPage:
+    """The key's evaluations, newest first (`GET /v1/evals/{id}` has each one's table)."""
+    items, total = await evals.store.list_evals(owner=owner, limit=limit, offset=offset)
+    page = [_summary(e).model_copy(update={"table": None, "rows": []}) for e in items]
+    return EvalPage(items=page, total=total, offset=offset, limit=limit)
 
 
 async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:
@@ -224,6 +267,24 @@ EvalDep = Annotated[EvalRecord, Depends(owned_eval)]
 @router.get("/{eval_id}", response_model=EvalSummary, responses=refusals(404))
 async def get_eval(job: EvalDep) -> EvalSummary:
     return _summary(job)
+
+
+@router.post("/{eval_id}/cancel", response_model=EvalSummary, responses=refusals(404))
+async def cancel_eval(job: EvalDep, evals: EvalsDep) -> EvalSummary:
+    """No report run starts after this; those queued or running are cancelled (a running one
+    at its next node boundary). A finished evaluation is left as it is."""
+    updated = await evals.cancel(job.id)
+    if updated is None:
+        raise ApiError(404, f"eval {job.id} not found")
+    return _summary(updated)
+
+
+@router.delete("/{eval_id}", status_code=204, responses=refusals(404))
+async def delete_eval(job: EvalDep, evals: EvalsDep) -> Response:
+    """Cancel if needed and delete the evaluation, its events, its report runs, its inline
+    calls and its output folder."""
+    await evals.delete(job.id)
+    return Response(status_code=204)
 
 
 @router.get(

@@ -14,9 +14,11 @@ failed -> error, cancelled -> interrupted."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ValidationError
@@ -34,10 +36,12 @@ from app.api.langgraph_models import (
     Thread,
     ThreadCreate,
     assistant_id,
+    check_thread_id,
     pipeline_of,
     values_of,
 )
 from app.api.langgraph_stream import lg_stream
+from app.api.limits import check_metadata, check_thread_quota
 from app.api.routes_runs import admit
 from app.api.schemas import RunCreate, refusals
 from app.service.runs import RunManager
@@ -100,17 +104,26 @@ async def get_assistant_graph(request: Request, assistant: str, _owner: OwnerDep
 # -- threads -----------------------------------------------------------------------------------
 
 
-@router.post("/threads", response_model=Thread, responses=refusals(409))
-async def create_thread(request: Request, manager: ManagerDep, owner: OwnerDep) -> Thread:
+@router.post("/threads", response_model=Thread, responses=refusals(409, 413, 429))
+async def create_thread(
+    request: Request, manager: ManagerDep, owner: OwnerDep, settings: SettingsDep
+) -> Thread:
+    """Make a thread (ids are per key: another key's thread of the same id is another one)."""
     body = _validated(ThreadCreate, await _json(request, 1_000_000))
+    check_metadata(body.metadata, settings)
     thread_id = body.thread_id or str(uuid.uuid4())
-    existing = await manager.store.get_thread(thread_id)
-    if existing is not None:
-        if body.if_exists == "do_nothing" and existing.owner == owner:
-            return await _thread(manager, existing)
-        raise ApiError(409, f"thread {thread_id} already exists")
-    record = ThreadRecord(id=thread_id, owner=owner, created_at=now(), metadata=body.metadata or {})
-    await manager.store.create_thread(record)
+    lock: asyncio.Lock = request.app.state.intake_lock
+    async with lock:
+        existing = await manager.store.get_thread(owner, thread_id)
+        if existing is not None:
+            if body.if_exists == "do_nothing":
+                return await _thread(manager, existing)
+            raise ApiError(409, f"thread {thread_id} already exists")
+        await check_thread_quota(manager.store, owner, settings)
+        record = ThreadRecord(
+            id=thread_id, owner=owner, created_at=now(), metadata=body.metadata or {}
+        )
+        await manager.store.create_thread(record)
     return await _thread(manager, record)
 
 
@@ -119,15 +132,23 @@ async def get_thread(thread_id: str, manager: ManagerDep, owner: OwnerDep) -> Th
     return await _thread(manager, await _owned_thread(manager, thread_id, owner))
 
 
+@router.delete("/threads/{thread_id}", status_code=204, responses=refusals(404))
+async def delete_thread(thread_id: str, manager: ManagerDep, owner: OwnerDep) -> Response:
+    """Delete the thread and its runs (cancelled first when unfinished)."""
+    await _owned_thread(manager, thread_id, owner)
+    await manager.delete_thread(owner, thread_id)
+    return Response(status_code=204)
+
+
 async def _owned_thread(manager: RunManager, thread_id: str, owner: str | None) -> ThreadRecord:
-    record = await manager.store.get_thread(thread_id)
-    if record is None or (owner is not None and record.owner != owner):
-        raise ApiError(404, f"thread {thread_id[:80]} not found")
+    record = await manager.store.get_thread(owner, thread_id)
+    if record is None:
+        raise ApiError(404, f"thread {thread_id[:80]!r} not found")
     return record
 
 
 async def _thread(manager: RunManager, record: ThreadRecord) -> Thread:
-    latest = await manager.store.thread_runs(record.id, limit=1, offset=0)
+    latest = await manager.store.thread_runs(record.owner, record.id, limit=1, offset=0)
     last = latest[0] if latest else None
     status: Literal["idle", "busy", "error"] = (
         "busy" if last and last.status not in TERMINAL
@@ -149,23 +170,28 @@ async def _start(
     request: Request, manager: RunManager, owner: str | None, settings: SettingsDep,
     thread_id: str | None,
 ) -> tuple[RunRecord, LgRunCreate]:  # fmt: skip
-    """Validate the LangGraph body, map it to a `/v1/runs` body, and admit the run."""
+    """Validate the LangGraph body, map it to a `/v1/runs` body, and admit the run. Every
+    check comes first: a refused request stores neither a thread nor a run."""
     body = _validated(
         LgRunCreate, await _json(request, settings.max_transcript_bytes + EXTRA_BODY_BYTES)
     )
     pipeline = pipeline_of(body.assistant_id)
-    if thread_id is None or (
-        body.if_not_exists == "create" and await manager.store.get_thread(thread_id) is None
-    ):  # stateless runs get a thread of their own, so get/join/stream work on them
-        thread = ThreadRecord(id=thread_id or str(uuid.uuid4()), owner=owner, created_at=now())
-        await manager.store.create_thread(thread)
-    else:
-        thread = await _owned_thread(manager, thread_id, owner)
-    options = {**((body.config or {}).get("configurable") or {}), **(body.context or {})}
+    new_thread = None
+    if thread_id is None:  # stateless runs get a thread of their own, so get/join/stream work
+        new_thread = ThreadRecord(id=str(uuid.uuid4()), owner=owner, created_at=now())
+    elif await manager.store.get_thread(owner, thread_id) is None:
+        if body.if_not_exists != "create":
+            raise ApiError(404, f"thread {thread_id[:80]!r} not found")
+        new_thread = ThreadRecord(id=check_thread_id(thread_id), owner=owner, created_at=now())
+    configurable = body.config.configurable if body.config else None
+    options = {**(configurable or {}), **(body.context or {})}
     if {"messages", "messages-tuple"} & set(body.modes()):
         options["stream_tokens"] = True
     run_body = _run_body(pipeline, body.input or {}, options)
-    record = await admit(request, run_body, manager, owner, settings, thread_id=thread.id)
+    record = await admit(
+        request, run_body, manager, owner, settings,
+        thread_id=new_thread.id if new_thread else thread_id, new_thread=new_thread,
+    )  # fmt: skip
     return record, body
 
 
@@ -185,7 +211,8 @@ def _run_body(pipeline: str, given: dict[str, Any], options: dict[str, Any]) -> 
 def _located(response: Response, record: RunRecord, modes: list[Mode] | None = None) -> None:
     """Where the run lives (the SDK reads Content-Location) and, for streams, where to
     reconnect (Location, keeping the modes asked for)."""
-    base = f"/threads/{record.thread_id}/runs/{record.id}"
+    thread = quote(record.thread_id or "", safe="")  # a header holds no raw control character
+    base = f"/threads/{thread}/runs/{record.id}"
     response.headers["Content-Location"] = base
     if modes is not None:
         response.headers["Location"] = f"{base}/stream?" + "&".join(
@@ -286,7 +313,7 @@ async def list_thread_runs(
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> list[LgRun]:  # fmt: skip
     await _owned_thread(manager, thread_id, owner)
-    runs = await manager.store.thread_runs(thread_id, limit=limit, offset=offset)
+    runs = await manager.store.thread_runs(owner, thread_id, limit=limit, offset=offset)
     return [LgRun.of(r) for r in runs]
 
 
@@ -295,7 +322,7 @@ async def _thread_run(
 ) -> RunRecord:
     await _owned_thread(manager, thread_id, owner)
     record = await manager.store.get(run_id)
-    if record is None or record.thread_id != thread_id:
+    if record is None or record.thread_id != thread_id or record.owner != owner:
         raise ApiError(404, f"run {run_id[:80]} not found on thread {thread_id[:80]}")
     return record
 

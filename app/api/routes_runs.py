@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -18,6 +16,7 @@ from starlette.convertors import StringConvertor, register_url_convertor
 from app.api.deps import ManagerDep, OwnerDep, ResumeDep, RunDep, SettingsDep, sse_response
 from app.api.errors import ApiError, BodyInvalid, validation_detail
 from app.api.intake import check_transcript, fetch_market_data, read_run_request
+from app.api.limits import check_quotas, check_thread_quota
 from app.api.schemas import (
     TRANSCRIPT_PATTERN,
     RunCreate,
@@ -32,7 +31,7 @@ from app.exports.pdf import report_pdf
 from app.exports.tables import report_csv_zip, report_xlsx
 from app.service.runs import RunManager
 from app.settings import Settings
-from app.storage import RunInput, RunRecord, Store, now
+from app.storage import RunInput, RunRecord, ThreadRecord, now
 from core.contract import Report
 from core.options import RunOptions
 from core.transcript import normalize_newlines
@@ -122,55 +121,36 @@ async def admit(
     settings: Settings,
     *,
     thread_id: str | None = None,
+    new_thread: ThreadRecord | None = None,
 ) -> RunRecord:
     """A validated body becomes a stored, queued run, within the quotas (every intake: this
-    API's and the LangGraph routes')."""
+    API's and the LangGraph routes'). Everything is checked before anything is stored: the
+    thread a run makes (`new_thread`) is stored with the run, or not at all."""
     check_transcript(body, settings.max_transcript_bytes)
     body = await fetch_market_data(body, settings)  # outside the lock: it may wait on the vendor
+    record = _run_record(body, owner, settings, thread_id)
     lock: asyncio.Lock = request.app.state.intake_lock
     async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
         await check_quotas(manager.store, owner, settings)
-        return await _store_run(body, manager, owner, settings, thread_id)
-
-
-async def check_quotas(store: Store, owner: str | None, settings: Settings) -> None:
-    """Per key: runs started in the last minute and runs in flight; overall: the queue. Past a
-    limit, 429 with Retry-After and the limit named; nothing is stored."""
-    in_flight, _ = await store.count_runs(owner=owner, statuses={"queued", "running"})
-    if in_flight >= settings.key_runs_in_flight:
-        raise ApiError(
-            429,
-            f"this key has {in_flight} runs queued or running (limit "
-            f"EDESK_KEY_RUNS_IN_FLIGHT={settings.key_runs_in_flight}); retry when one finishes",
-            headers={"Retry-After": "10"},
+        made = new_thread is not None and (
+            await manager.store.get_thread(owner, new_thread.id) is None  # made meanwhile?
         )
-    window = now() - timedelta(minutes=1)
-    recent, oldest = await store.count_runs(owner=owner, since=window)
-    if recent >= settings.key_runs_per_minute:
-        wait = 60 - (now() - oldest).total_seconds() if oldest else 60
-        raise ApiError(
-            429,
-            f"this key started {recent} runs in the last minute (limit "
-            f"EDESK_KEY_RUNS_PER_MINUTE={settings.key_runs_per_minute})",
-            headers={"Retry-After": str(max(1, math.ceil(wait)))},
-        )
-    queued, _ = await store.count_runs(any_owner=True, statuses={"queued"})
-    if queued >= settings.max_queue:
-        raise ApiError(
-            429,
-            f"the queue is full: {queued} runs waiting (EDESK_MAX_QUEUE={settings.max_queue})",
-            headers={"Retry-After": "30"},
-        )
+        if made and new_thread is not None:
+            await check_thread_quota(manager.store, owner, settings)
+            await manager.store.create_thread(new_thread)
+        try:
+            await manager.submit(record)
+        except BaseException:
+            if made and new_thread is not None:
+                await manager.store.delete_thread(owner, new_thread.id)
+            raise
+        return record
 
 
-async def _store_run(
-    body: RunCreate,
-    manager: RunManager,
-    owner: str | None,
-    settings: Settings,
-    thread_id: str | None,
+def _run_record(
+    body: RunCreate, owner: str | None, settings: Settings, thread_id: str | None
 ) -> RunRecord:
-    record = RunRecord(
+    return RunRecord(
         id=uuid.uuid4().hex,
         pipeline=body.pipeline,
         status="queued",
@@ -187,8 +167,6 @@ async def _store_run(
             prices=body.prices.model_dump(mode="json") if body.prices else None,
         ),
     )
-    await manager.submit(record)
-    return record
 
 
 def run_options(body: RunCreate, settings: Settings) -> RunOptions:

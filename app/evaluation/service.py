@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import socket
 import uuid
 from collections.abc import AsyncIterator
@@ -29,12 +30,17 @@ from app.evaluation.runner import EvalEvent, Evaluation, Outcome, model_label
 from app.evaluation.summary import summarize, write_chart, write_tables
 from app.service.runs import RunManager, stream_log
 from app.storage import TERMINAL, EvalRecord, EvalSpec, RunInput, RunRecord, now
-from app.storage.records import EvalCall, EvalResult
+from app.storage.records import EVAL_TERMINAL, EvalCall, EvalResult
+from app.storage.store import UNFINISHED
 from core.transcript import Transcript
 
 log = logging.getLogger("earnings_desk.evals")
 RUN_NAMESPACE = uuid.UUID("6f1c1a52-64a4-4c1e-9d3b-0f4f0c1e2d7a")
 LEASE = timedelta(seconds=30)
+
+
+class EvalCancelled(Exception):
+    """The evaluation was cancelled or deleted while its coordinator ran."""
 
 
 class LogEvent(BaseModel):
@@ -128,22 +134,28 @@ class EvalManager:
         beat = asyncio.create_task(self._heartbeat(eval_id))
         try:
             record = await self.store.get_eval(eval_id)
-            if record is None or record.status in ("succeeded", "failed"):
+            if record is None or record.status in EVAL_TERMINAL:
                 return
-            await self.store.update_eval(eval_id, status="running", started_at=now())
+            if not await self.store.update_eval_if_status(
+                eval_id, set(UNFINISHED), status="running", started_at=now()
+            ):
+                return  # cancelled (or deleted) meanwhile
             status, error = "succeeded", None
             try:
                 await self._run(record)
             except asyncio.CancelledError:
                 raise  # shutting down: the job stays `running` and resumes later
+            except EvalCancelled:
+                return  # `cancel` wrote the status and the last event
             except Exception as exc:  # recorded on the job and in its last event
                 log.exception("eval %s failed", eval_id)
                 status, error = "failed", f"{type(exc).__name__}: {exc}"
             done = (await self.store.get_eval(eval_id) or record).done
-            await self.store.update_eval(
-                eval_id, status=status, error=error, finished_at=now(), lease_owner=None
-            )
-            await self.publish(eval_id, "eval_finished", status=status, error=error, done=done)
+            if await self.store.update_eval_if_status(
+                eval_id, {"running"}, status=status, error=error, finished_at=now(),
+                lease_owner=None,
+            ):  # fmt: skip
+                await self.publish(eval_id, "eval_finished", status=status, error=error, done=done)
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -189,21 +201,122 @@ class EvalManager:
         run_id = report_run_id(record.id, item.id, pipeline)
         existing = await self.store.get(run_id)
         if existing is None:
+            current = await self.store.get_eval(record.id)
+            if current is None or current.status in EVAL_TERMINAL:
+                raise EvalCancelled(record.id)  # by a request another process answered
             text = await asyncio.to_thread(item.path.read_text, encoding="utf-8")
             await self.runs.submit(
                 RunRecord(
                     id=run_id, pipeline=pipeline, status="queued", owner=record.owner,
-                    created_at=now(),
+                    created_at=now(), eval_id=record.id,
                     input=RunInput(transcript=text, call=item.call, options=record.spec.options),
                 )
             )  # fmt: skip
         finished = await self.runs.wait_finished(run_id)
         if finished is None or finished.status not in TERMINAL:
+            current = await self.store.get_eval(record.id)
+            if current is None or current.status in EVAL_TERMINAL:
+                raise EvalCancelled(record.id)
             raise RuntimeError(f"report run {run_id} was deleted before it finished")
         return Outcome(
             status=finished.status, report=finished.report, error=finished.error,
             failed_node=finished.failed_node,
         )  # fmt: skip
+
+    # -- cancel, delete, retention -------------------------------------------------------------
+
+    @staticmethod
+    def run_ids(record: EvalRecord) -> list[str]:
+        """The ids of every report run the evaluation has (or will have)."""
+        spec = record.spec
+        return [report_run_id(record.id, c.id, p) for c in spec.calls for p in spec.pipelines]
+
+    async def cancel(self, eval_id: str) -> EvalRecord | None:
+        """Stop an unfinished evaluation: no report run starts after this, and the runs queued
+        or running are cancelled (a running one at its next node boundary). What finished is
+        kept. A finished evaluation is left as it is."""
+        record = await self.store.get_eval(eval_id)
+        if record is None or record.status in EVAL_TERMINAL:
+            return record
+        if await self.store.update_eval_if_status(
+            eval_id, set(UNFINISHED), status="cancelled", finished_at=now(), lease_owner=None
+        ):
+            task = self._tasks.get(eval_id)
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            for run_id in self.run_ids(record):
+                await self.runs.cancel(run_id)
+            done = (await self.store.get_eval(eval_id) or record).done
+            await self.publish(eval_id, "eval_finished", status="cancelled", error=None, done=done)
+        return await self.store.get_eval(eval_id)
+
+    async def delete(self, eval_id: str, *, compact: bool = True) -> None:
+        """Cancel if unfinished, then remove the evaluation, its event log, its report runs
+        (as DELETE /v1/runs/{id} does), its inputs under `inputs/` and its output folder."""
+        record = await self.store.get_eval(eval_id)
+        if record is None:
+            return
+        await self.cancel(eval_id)
+        for run_id in self.run_ids(record):
+            if await self.store.get(run_id) is not None:
+                await self.runs.delete(run_id, compact=False)
+        await self.store.delete_eval(eval_id)
+        await self.runs.bus.notify(eval_id)
+        await asyncio.to_thread(self._remove, self.folders(record.spec))
+        if compact:
+            await self.runs.executor.compact()
+
+    def folders(self, spec: EvalSpec) -> set[Path]:
+        """The folders of ours an evaluation uses: its output folder and the folder its inline
+        calls were written to (never an allowed server folder it read)."""
+        root, inputs = self.root.resolve(), (self.root / "inputs").resolve()
+        found = set()
+        out = Path(spec.out).resolve()
+        if out.is_relative_to(root) and not out.is_relative_to(inputs) and out != root:
+            found.add(root / out.relative_to(root).parts[0])
+        for call in spec.calls:
+            path = Path(call.path).resolve()
+            if path.is_relative_to(inputs) and path != inputs:
+                found.add(inputs / path.relative_to(inputs).parts[0])
+        return found
+
+    @staticmethod
+    def _remove(folders: set[Path]) -> None:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    async def prune(self, days: float) -> list[str]:
+        """Retention: delete the evaluations that ended more than `days` days ago (as DELETE
+        does), then the folders under the evaluations' root (outputs, `inputs/`) that no stored
+        evaluation uses and that were last written before then (left by a crash)."""
+        cutoff = now() - timedelta(days=days)
+        expired = await self.store.evals_ended_before(cutoff)
+        for eval_id in expired:
+            await self.delete(eval_id, compact=False)
+        used: set[Path] = set()
+        for _eval_id, spec in await self.store.eval_specs():
+            used |= self.folders(spec)
+        orphans = await asyncio.to_thread(self._orphans, used, cutoff.timestamp())
+        await asyncio.to_thread(self._remove, orphans)
+        if expired:
+            await self.runs.executor.compact()
+        if expired or orphans:
+            log.info(
+                "retention: deleted %d evaluation(s) and %d unused folder(s) over %g days old",
+                len(expired), len(orphans), days,
+            )  # fmt: skip
+        return expired
+
+    def _orphans(self, used: set[Path], before: float) -> set[Path]:
+        root = self.root.resolve()
+        inputs = root / "inputs"
+        candidates = [p for p in (root.iterdir() if root.is_dir() else []) if p != inputs]
+        candidates += list(inputs.iterdir()) if inputs.is_dir() else []
+        return {
+            p for p in candidates
+            if p.is_dir() and not p.is_symlink() and p not in used and p.stat().st_mtime < before
+        }  # fmt: skip
 
     # -- events ------------------------------------------------------------------------------
 

@@ -445,14 +445,31 @@ class RunManager:
         if compact:
             await self.executor.compact()
 
+    async def delete_thread(self, owner: str | None, thread_id: str) -> None:
+        """A LangGraph thread and every run on it (each as `delete` does), then the space."""
+        run_ids = await self.store.thread_run_ids(owner, thread_id)
+        for run_id in run_ids:
+            await self.delete(run_id, compact=False)
+        await self.store.delete_thread(owner, thread_id)
+        if run_ids:
+            await self.executor.compact()
+
     async def prune(self, days: float) -> list[str]:
         """Retention: delete every run that ended more than `days` days ago, as DELETE does
-        (events, checkpoints, unused indexes), then give the space back once."""
-        expired = await self.store.ended_before(now() - timedelta(days=days))
+        (events, checkpoints, unused indexes), then the threads made before then that hold no
+        run any more, then give the space back once."""
+        cutoff = now() - timedelta(days=days)
+        expired = await self.store.ended_before(cutoff)
         for run_id in expired:
             await self.delete(run_id, compact=False)
-        if expired:
+        idle = await self.store.idle_threads_before(cutoff)
+        for owner, thread_id in idle:
+            await self.store.delete_thread(owner, thread_id)
+        if expired or idle:
             await self.executor.compact()
             await asyncio.to_thread(self.engine.index.shrink)
-            log.info("retention: deleted %d run(s) ended over %g days ago", len(expired), days)
+            log.info(
+                "retention: deleted %d run(s) ended and %d idle thread(s) made over %g days ago",
+                len(expired), len(idle), days,
+            )  # fmt: skip
         return expired

@@ -13,7 +13,8 @@ from core.options import RunOptions
 
 RunState = Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
 TERMINAL: frozenset[str] = frozenset({"succeeded", "degraded", "failed", "cancelled"})
-EvalState = Literal["queued", "running", "succeeded", "failed"]
+EvalState = Literal["queued", "running", "succeeded", "failed", "cancelled"]
+EVAL_TERMINAL: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"})
 
 
 def now() -> datetime:
@@ -51,10 +52,12 @@ class RunRecord(BaseModel):
     cost: float | None = None
     cancel_requested: bool = False
     thread_id: str | None = None
+    eval_id: str | None = None
 
 
 class ThreadRecord(BaseModel):
-    """A LangGraph thread: a container of runs (the LangGraph SDK's routes)."""
+    """A LangGraph thread: a container of runs (the LangGraph SDK's routes). `id` is the id the
+    client knows; the store keeps it scoped by `owner`, so each key has its own ids."""
 
     id: str
     owner: str | None = None

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from app.storage import migrate
 from app.storage.records import (
+    EVAL_TERMINAL,
     TERMINAL,
     EvalRecord,
     EvalResult,
@@ -39,7 +40,16 @@ _RUN_COLUMNS = [
     c for c in runs.c if c.name not in ("lease_owner", "lease_until", "attempts", "transcript_sha")
 ]
 _SUMMARY_COLUMNS = [c for c in _RUN_COLUMNS if c.name != "report"]
-_IMMUTABLE = frozenset({"id", "created_at", "input", "thread_id"})
+_IMMUTABLE = frozenset({"id", "created_at", "input", "thread_id", "eval_id"})
+
+
+def thread_key(owner: str | None, thread_id: str) -> str:
+    """The stored id of a thread: scoped by its key, so each key has its own thread ids."""
+    return thread_id if owner is None else f"{owner}/{thread_id}"
+
+
+def _owned_by(column: sa.ColumnElement[Any], owner: str | None) -> sa.ColumnElement[bool]:
+    return column == owner if owner is not None else column.is_(None)
 
 
 def database_urls(database_url: str | None, sqlite_path: Path) -> tuple[str, str]:
@@ -65,6 +75,7 @@ def to_run(row: Any) -> RunRecord:
         error=m["error"], failed_node=m["failed_node"], reason=m["reason"],
         prompt_tokens=m["prompt_tokens"], completion_tokens=m["completion_tokens"],
         cost=m["cost"], cancel_requested=bool(m["cancel_requested"]), thread_id=m["thread_id"],
+        eval_id=m["eval_id"],
     )  # fmt: skip
 
 
@@ -182,12 +193,16 @@ class Store:
         any_owner: bool = False,
         statuses: set[str] | None = None,
         since: datetime | None = None,
+        eval_runs: bool = True,
     ) -> tuple[int, datetime | None]:
         """(how many runs, the oldest one's created_at) of `owner` (every owner with
-        `any_owner`), in `statuses`, created at or after `since`: the intake's quotas."""
+        `any_owner`), in `statuses`, created at or after `since`, evaluations' report runs
+        left out unless `eval_runs`: the intake's quotas."""
         where: list[sa.ColumnElement[bool]] = []
         if not any_owner:
-            where.append(runs.c.owner == owner if owner is not None else runs.c.owner.is_(None))
+            where.append(_owned_by(runs.c.owner, owner))
+        if not eval_runs:
+            where.append(runs.c.eval_id.is_(None))
         if statuses:
             where.append(runs.c.status.in_(sorted(statuses)))
         if since is not None:
@@ -269,29 +284,69 @@ class Store:
 
     async def create_thread(self, record: ThreadRecord) -> None:
         values = record.model_dump()
+        values["id"] = thread_key(record.owner, record.id)
         values["metadata"] = json.dumps(record.metadata)
         await self._write_rows(threads.insert().values(values))
 
-    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
-        rows = await self._rows(sa.select(threads).where(threads.c.id == thread_id))
+    async def get_thread(self, owner: str | None, thread_id: str) -> ThreadRecord | None:
+        """`owner`'s thread `thread_id` (another key's thread of the same id is not it)."""
+        key = thread_key(owner, thread_id)
+        rows = await self._rows(
+            sa.select(threads).where(threads.c.id == key, _owned_by(threads.c.owner, owner))
+        )
         if not rows:
             return None
         m = rows[0]._mapping
         return ThreadRecord(
-            id=m["id"], owner=m["owner"], created_at=m["created_at"],
+            id=thread_id, owner=m["owner"], created_at=m["created_at"],
             metadata=json.loads(m["metadata"]),
         )  # fmt: skip
 
-    async def thread_runs(self, thread_id: str, *, limit: int, offset: int) -> list[RunRecord]:
-        """The thread's runs, newest first."""
+    async def count_threads(self, owner: str | None) -> int:
+        stmt = sa.select(sa.func.count()).select_from(threads)
+        return int((await self._rows(stmt.where(_owned_by(threads.c.owner, owner))))[0][0])
+
+    async def delete_thread(self, owner: str | None, thread_id: str) -> None:
+        key = thread_key(owner, thread_id)
+        await self._write_rows(
+            threads.delete().where(threads.c.id == key, _owned_by(threads.c.owner, owner))
+        )
+
+    def _thread_runs_where(self, owner: str | None, thread_id: str) -> list[sa.ColumnElement[bool]]:
+        return [runs.c.thread_id == thread_id, _owned_by(runs.c.owner, owner)]
+
+    async def thread_runs(
+        self, owner: str | None, thread_id: str, *, limit: int, offset: int
+    ) -> list[RunRecord]:
+        """`owner`'s thread's runs, newest first."""
         stmt = (
             sa.select(*_RUN_COLUMNS)
-            .where(runs.c.thread_id == thread_id)
+            .where(*self._thread_runs_where(owner, thread_id))
             .order_by(runs.c.created_at.desc(), runs.c.id)
             .limit(limit)
             .offset(offset)
         )
         return [to_run(r) for r in await self._rows(stmt)]
+
+    async def thread_run_ids(self, owner: str | None, thread_id: str) -> list[str]:
+        stmt = sa.select(runs.c.id).where(*self._thread_runs_where(owner, thread_id))
+        return [r.id for r in await self._rows(stmt)]
+
+    async def idle_threads_before(self, cutoff: datetime) -> list[tuple[str | None, str]]:
+        """(owner, thread id) of the threads made before `cutoff` that hold no run: what
+        retention deletes once the runs that ended before it are gone."""
+        run_thread_key = sa.case(
+            (runs.c.owner.is_(None), runs.c.thread_id),
+            else_=runs.c.owner + "/" + runs.c.thread_id,
+        )
+        has_run = sa.exists().where(runs.c.thread_id.is_not(None), run_thread_key == threads.c.id)
+        stmt = sa.select(threads.c.id, threads.c.owner).where(
+            threads.c.created_at < cutoff, sa.not_(has_run)
+        )
+        return [
+            (r.owner, r.id if r.owner is None else r.id.split("/", 1)[1])
+            for r in await self._rows(stmt)
+        ]
 
     # -- event logs (runs and evaluations) --------------------------------------------------
 
@@ -435,6 +490,63 @@ class Store:
     async def update_eval(self, eval_id: str, **fields: Any) -> None:
         values = {k: _value(v) for k, v in fields.items()}
         await self._write_rows(evals.update().where(evals.c.id == eval_id).values(values))
+
+    async def update_eval_if_status(self, eval_id: str, statuses: set[str], **fields: Any) -> bool:
+        """Update only while the evaluation's status is one of `statuses`."""
+        values = {k: _value(v) for k, v in fields.items()}
+        stmt = (
+            evals.update()
+            .where(evals.c.id == eval_id, evals.c.status.in_(sorted(statuses)))
+            .values(values)
+            .returning(evals.c.id)
+        )
+        return bool(await self._write_rows(stmt))
+
+    async def list_evals(
+        self, *, owner: str | None, limit: int = 20, offset: int = 0
+    ) -> tuple[list[EvalRecord], int]:
+        """Evaluations newest first: the caller's own when auth is on (`owner`)."""
+        where = [] if owner is None else [evals.c.owner == owner]
+        count = sa.select(sa.func.count()).select_from(evals).where(*where)
+        page = (
+            sa.select(evals)
+            .where(*where)
+            .order_by(evals.c.created_at.desc(), evals.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        total = (await self._rows(count))[0][0]
+        return [to_eval(r) for r in await self._rows(page)], int(total)
+
+    async def eval_slots(self, owner: str | None) -> int:
+        """Runs `owner`'s unfinished evaluations may have queued or running at once: each at
+        most its concurrency, and no more than it has reports left to write."""
+        stmt = sa.select(evals.c.spec, evals.c.total, evals.c.done).where(
+            _owned_by(evals.c.owner, owner), evals.c.status.in_(UNFINISHED)
+        )
+        return sum(
+            min(EvalSpec.model_validate_json(r.spec).concurrency, max(0, r.total - r.done))
+            for r in await self._rows(stmt)
+        )
+
+    async def delete_eval(self, eval_id: str) -> None:
+        """The evaluation's record and event log (its runs and files: `EvalManager.delete`)."""
+        async with self._tx() as conn:
+            await conn.execute(event_log.delete().where(event_log.c.stream_id == eval_id))
+            await conn.execute(evals.delete().where(evals.c.id == eval_id))
+
+    async def evals_ended_before(self, cutoff: datetime) -> list[str]:
+        stmt = (
+            sa.select(evals.c.id)
+            .where(evals.c.status.in_(sorted(EVAL_TERMINAL)), evals.c.finished_at < cutoff)
+            .order_by(evals.c.finished_at)
+        )
+        return [r.id for r in await self._rows(stmt)]
+
+    async def eval_specs(self) -> list[tuple[str, EvalSpec]]:
+        """Every stored evaluation's (id, spec): which folders are still someone's."""
+        rows = await self._rows(sa.select(evals.c.id, evals.c.spec))
+        return [(r.id, EvalSpec.model_validate_json(r.spec)) for r in rows]
 
     async def claim_eval(
         self, eval_id: str, holder: str, lease: timedelta, *, force: bool = False

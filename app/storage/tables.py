@@ -66,9 +66,12 @@ runs = sa.Table(
     sa.Column("transcript_sha", sa.Text),  # indexed: runs_transcript (migration 0004)
     # the LangGraph thread the run belongs to (runs started through the LangGraph routes)
     sa.Column("thread_id", sa.Text),  # indexed: runs_thread (migration 0005)
+    # the evaluation whose report the run writes (runs started by POST /v1/evals)
+    sa.Column("eval_id", sa.Text),  # indexed: runs_eval (migration 0006)
 )
 
-# LangGraph threads: containers of runs for the LangGraph SDK's routes
+# LangGraph threads: containers of runs for the LangGraph SDK's routes. `id` is the thread's
+# id scoped by its key, `<owner>/<thread id>` (the thread's own id when it has no owner)
 threads = sa.Table(
     "threads",
     metadata,

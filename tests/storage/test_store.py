@@ -8,8 +8,20 @@ import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import sqlalchemy as sa
+from alembic import command
+
 from app.service.events import NodeStarted, RunStarted
-from app.storage import EvalRecord, EvalSpec, RunInput, RunRecord, Store, migrate, now
+from app.storage import (
+    EvalRecord,
+    EvalSpec,
+    RunInput,
+    RunRecord,
+    Store,
+    ThreadRecord,
+    migrate,
+    now,
+)
 from core.contract import NodeFailure, Report
 from core.options import RunOptions
 from core.transcript import transcript_sha256
@@ -160,5 +172,40 @@ async def test_a_page_of_runs_leaves_the_reports_out(tmp_path: Path) -> None:
         full = await store.get("r1")
         assert full is not None and full.report is not None
         assert full.report.markdown == report.markdown
+    finally:
+        await store.close()
+
+
+async def test_threads_of_a_0005_database_become_scoped_by_their_key(tmp_path: Path) -> None:
+    """Migration 0006: a thread stored under its bare id is kept under `<owner>/<id>`, so its
+    key still finds it (and its runs) and another key may make its own thread of that id."""
+    path = tmp_path / "runs.sqlite"
+    cfg = migrate.alembic_config()
+    cfg.set_main_option("sqlalchemy.url", f"sqlite:///{path}")
+    engine = sa.create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0005")
+        conn.execute(sa.text(
+            "INSERT INTO threads (id, owner, created_at, metadata) VALUES "
+            "('t1', 'k1', '2026-11-01T09:30:00+00:00', '{\"who\": \"k1\"}'), "
+            "('open', NULL, '2026-11-01T09:30:00+00:00', '{}')"
+        ))  # fmt: skip
+    engine.dispose()
+    store = await Store.open(None, path)
+    try:
+        record = RunRecord(
+            id="r1", pipeline="zero_shot", status="succeeded", owner="k1", created_at=now(),
+            input=RunInput(transcript="t"), thread_id="t1",
+        )  # fmt: skip
+        await store.create(record)
+        mine = await store.get_thread("k1", "t1")
+        assert mine is not None and mine.id == "t1" and mine.metadata == {"who": "k1"}
+        assert await store.get_thread("k2", "t1") is None
+        assert await store.get_thread(None, "open") is not None
+        assert [r.id for r in await store.thread_runs("k1", "t1", limit=5, offset=0)] == ["r1"]
+        assert await store.thread_runs("k2", "t1", limit=5, offset=0) == []
+        await store.create_thread(ThreadRecord(id="t1", owner="k2", created_at=now()))
+        assert await store.count_threads("k1") == await store.count_threads("k2") == 1
     finally:
         await store.close()
