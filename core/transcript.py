@@ -20,6 +20,15 @@ PLAIN_SECTION = "transcript"
 
 _SECTION_RE = re.compile(r"^#{2,4}\s+(?P<title>.+?)\s*$")
 _SPEAKER_RE = re.compile(r"^\*\*(?P<speaker>[^*\n]{1,80})\*\*\s*:?\s*$")
+# the speaker lines of the common published format: "Jane Doe -- Chief Financial Officer",
+# "John Roe -- Acme Securities -- Analyst", "Operator", and its section lines
+_NAMED_SPEAKER_RE = re.compile(
+    r"^(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+--\s+(?P<title>[^\n]{2,100}?)\s*:?$"
+    r"|^(?P<operator>Operator)\s*:?$"
+)
+_NAMED_SECTION_RE = re.compile(
+    r"^(?P<title>Prepared Remarks|Questions (?:&|and) Answers|Call Participants)\s*:?$", re.I
+)
 
 
 class TranscriptError(ValueError):
@@ -125,6 +134,11 @@ def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transc
     is_markdown = any(_SPEAKER_RE.match(ln.strip()) for ln in lines) or any(
         _SECTION_RE.match(ln.strip()) for ln in lines
     )
+    named = sum(bool(_NAMED_SPEAKER_RE.match(ln.strip())) for ln in lines[:5000])
+    if not is_markdown and named >= 2:
+        turns = _named_turns(text)
+        if turns:
+            return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
     if is_markdown:
         turns = _markdown_turns(text)
         if turns:
@@ -144,6 +158,51 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def _named_turns(text: str) -> list[Turn]:
+    """Turns of a transcript whose speakers stand on lines of their own ("Jane Doe -- Chief
+    Financial Officer", "Operator"), with "Prepared Remarks" / "Questions and Answers"
+    sections. An analyst's turn is named "Analyst <name> (<firm>)" so it is told apart."""
+    turns: list[Turn] = []
+    section, speaker = "Prepared Remarks", None
+    body_start: int | None = None
+    body_end = offset = 0
+
+    def close() -> None:
+        if body_start is not None:
+            start, end = _strip_span(text, body_start, body_end)
+            if start < end:
+                turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+
+    for line in text.split("\n"):
+        line_end = offset + len(line)
+        stripped = line.strip()
+        spk = _NAMED_SPEAKER_RE.match(stripped)
+        sec = _NAMED_SECTION_RE.match(stripped)
+        if sec:
+            close()
+            section, speaker, body_start = sec.group("title"), None, None
+        elif spk:
+            close()
+            if spk.group("operator"):
+                speaker = "Operator"
+            else:
+                name, title = spk.group("name"), spk.group("title").strip()
+                parts = [p.strip() for p in title.split("--")]
+                if parts[-1].lower() == "analyst":
+                    firm = " -- ".join(parts[:-1])
+                    speaker = f"Analyst {name}" + (f" ({firm})" if firm else "")
+                else:
+                    speaker = f"{name} ({title})"
+            body_start = None
+        else:
+            if body_start is None and stripped:
+                body_start = offset
+            body_end = line_end
+        offset = line_end + 1
+    close()
+    return turns
 
 
 def _markdown_turns(text: str) -> list[Turn]:

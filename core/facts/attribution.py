@@ -32,7 +32,7 @@ from core.facts.segments import (
     np_segment,
 )
 from core.facts.units import fits, signed, unit_of, units, with_volume_unit
-from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS
+from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, words
 from core.grounding import Figure
 
 _CHANGE_UP = (
@@ -195,6 +195,17 @@ _REPORTED_ADJ = re.compile(
 )
 
 
+# what "all figures are adjusted unless noted" covers: earnings, margins and expenses (not
+# revenue, cash flows, buybacks or the balance sheet)
+_PNL_ADJUSTED = words(
+    """
+    eps net_income operating_income operating_margin ebitda ebitda_margin pretax_income
+    gross_margin gross_profit tax_rate expenses noninterest_expense efficiency_ratio
+    return_on_equity return_on_assets
+    """
+)
+
+
 def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | None:
     adjusted = [m.start() for m in _ADJUSTED.finditer(text)]
     gaap = [m.start() for m in _GAAP.finditer(text)] + [
@@ -208,10 +219,10 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
         return "organic"
     if role == "change" and metric.name == "revenue" and call.organic_revenue_by_default:
         return "organic"
-    if call.adjusted_by_default and metric.level in ("money", "per_share", "rate") and metric.name \
-            not in ("revenue", "loans", "deposits", "cash", "debt", "capex",
-                    "dividend"):  # fmt: skip
+    if call.adjusted_by_default and metric.name in _PNL_ADJUSTED:
         return "adjusted"
+    if metric.name in call.non_gaap_metrics:
+        return "adjusted"  # "our remarks include non-GAAP measures, including operating income"
     return None
 
 
@@ -247,8 +258,8 @@ def attribute(
     if opener is not None and not NOT_SEGMENT.match(opener.group("seg")):
         seg = opener.group("seg").strip()
         words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
-        if not words <= company_words and not mentions(seg):
-            opener_seg = seg
+        if not words <= company_words and not mentions(seg) and not metric_matches(seg):
+            opener_seg = seg  # not "Orders grew 4%": a metric is not a part of the company
     if COMPANY_CUE.search(sentence):
         context.segment = None
     turn = TRANSITION.match(sentence)

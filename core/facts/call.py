@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.facts.lexicon import metric_matches
 from core.facts.outlook import PAST
 from core.facts.periods import Period, mentions, parse_label
 from core.facts.sentences import Sentence
@@ -23,7 +24,8 @@ _FORWARD = re.compile(
     r"\b(?:expects?|expected|expecting|anticipat\w+|guidance|outlook|forecast\w*|project(?:s|ed|"
     r"ing)?|will|plan(?:s|ned)? to|look(?:ing)? ahead|as we (?:enter|head into|begin)|"
     r"positioned for|going forward|next|ambitions?|goals?|targets?|"
-    r"aspirations?|roadmap|commit(?:ted|ment)?|aim(?:s|ing)?|by (?:fiscal |fy ?)?['’]?\d{2,4})\b",
+    r"aspirations?|roadmap|commit(?:ted|ment)?|aim(?:s|ing)?|targeting|by (?:the )?(?:end of "
+    r"(?:the )?)?(?:(?:first|second|third|fourth) quarter of |fiscal |fy ?)?['’]?\d{2,4})\b",
     re.IGNORECASE,
 )
 _COMPARED = re.compile(
@@ -66,12 +68,13 @@ _NAME = r"(?P<name>[A-Z][\w&.'’-]*(?:\s+(?:&\s+)?[A-Z][\w&.'’-]*){0,4})"
 _COMPANY = tuple(
     re.compile(p)
     for p in (
-        rf"\b[Ww]elcome to (?:the )?{_NAME}(?:'s|’s)?\s+(?:\w+[- ])?(?:\w+[- ])?(?:quarter|"
+        rf"\b[Ww]elcome to (?:the )?{_NAME}(?:'s|’s)?\s+(?:\w+[- ])?(?:\w+[- ])?(?i:quarter|"
         rf"fiscal|full|year|earnings|conference|financial|results|\d)",
         rf"\b(?:[Ww]elcome|[Tt]hank you)[^.]{{0,40}}\b(?:to|for joining) (?:the )?{_NAME}(?:'s|’s)"
         rf"\s",
         rf"\b(?:CEO|CFO|Chief (?:Executive|Financial) Officer|Chairman)[^.]{{0,30}}\bof {_NAME}",
-        rf"\b{_NAME}(?:'s|’s) (?:(?:first|second|third|fourth)[- ]quarter|fiscal|full[- ]year)",
+        rf"\b{_NAME}(?:'s|’s|(?<=s)['’]) (?:(?:first|second|third|fourth)[- ]quarter|fiscal|"
+        rf"full[- ]year)",
         rf"(?:^|, ){_NAME} (?:reported|delivered|posted|generated|earned) (?:[\w-]+ ){{0,4}}?"
         rf"(?:net income|earnings|revenues?|results|net sales|diluted)",
         rf"\bwith me (?:today|on the call)[^.]{{0,80}}\b{_NAME}(?:'s|’s) (?:chief|president|ceo)",
@@ -131,6 +134,8 @@ class CallIdentity:
     adjusted_by_default: bool = False
     organic_revenue_by_default: bool = False
     adjusted_guidance: bool = False  # "our EPS guidance excludes non-GAAP adjustments"
+    # metrics the call declares non-GAAP ("non-GAAP measures, including operating income")
+    non_gaap_metrics: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -230,7 +235,8 @@ def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
                 quarter_here = quarter_here or not _COMPARED.search(before)
             if p is None or p.year is None:
                 continue
-            if re.search(r"\bby\s+(?:the end of\s+)?(?:fiscal\s+|fy\s*)?$", before, re.I):
+            if re.search(r"\bby\s+(?:the\s+)?(?:end of\s+(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$",
+                         before, re.I):  # fmt: skip
                 continue
             compared = bool(_COMPARED.search(before)) or bool(re.search(
                 r"\b(?:compared (?:to|with)|versus|vs\.?|year[- ]ago|prior[- ]year|last year)\b",
@@ -286,6 +292,24 @@ def call_period(sents: Sequence[Sentence]) -> Period | None:
     return Period("Q", n, year)
 
 
+_NON_GAAP_LIST = re.compile(
+    r"\bnon-gaap (?:financial )?measures?,?\s+(?:including|such as|like|namely)\s+"
+    r"(?P<a>[^.;]{3,160})|(?P<b>[^.;]{3,120}?)\s+(?:is|are) (?:a |both )?non-gaap "
+    r"(?:financial )?measures?",
+    re.IGNORECASE,
+)
+
+
+def _non_gaap_metrics(text: str) -> frozenset[str]:
+    """The metrics the opening declares non-GAAP: their unqualified figures are adjusted."""
+    found: set[str] = set()
+    for m in _NON_GAAP_LIST.finditer(text):
+        words = m.group("a") or m.group("b") or ""
+        words = re.split(r"\b(?:which|that|where|because)\b", words, maxsplit=1)[0]
+        found.update(x.metric.name for x in metric_matches(words))
+    return frozenset(found - {"revenue"})
+
+
 def identify(
     sents: Sequence[Sentence],
     *,
@@ -335,5 +359,6 @@ def identify(
         organic_revenue_by_default=bool(_REVENUE_ORGANIC.search(text)) or basis == "organic",
         adjusted_guidance=bool(_ADJUSTED_GUIDANCE.search(" ".join(s.text for s in sents)))
         or basis in ("adjusted", "non-gaap", "core"),
+        non_gaap_metrics=_non_gaap_metrics(text),
         notes=notes,
     )

@@ -36,10 +36,10 @@ _INCOME_METRICS = frozenset(
         "ebitda_margin",
         "pretax_income",
         "gross_margin",
-        "free_cash_flow",
     ]
 )
 MAX_GUIDANCE = 20
+_CASH_METRICS = frozenset(["free_cash_flow", "operating_cash_flow"])
 
 _SAFE_HARBOR = re.compile(
     r"forward-looking statements|safe harbor|private securities litigation|actual results "
@@ -327,9 +327,22 @@ def _basis_stated_elsewhere(
     """An unqualified outlook for an income metric is adjusted when the call qualifies the
     same metric's outlook as adjusted (and never as GAAP): "6% to 8% EPS growth" in the
     remarks and "adjusted EPS growth of 6% to 8%" in the answers are one outlook."""
-    if item.basis is not None or item.metric not in _INCOME_METRICS:
+    if item.basis is not None or item.metric not in _INCOME_METRICS | _CASH_METRICS:
         return item
     metric = METRIC_BY_NAME[item.metric].pattern
+    if item.metric in _CASH_METRICS:
+        # "adjusted free cash flow came in at ...": the call's own name for the measure,
+        # wherever it states it, and never a GAAP one
+        called = {
+            "adjusted" if ADJUSTED_WORDS.fullmatch(q.group(1).strip()) else "gaap"
+            for s in sents
+            for q in re.finditer(rf"\b(adjusted|non-gaap|gaap|reported)\s+(?={metric.pattern})",
+                                 s.text, re.IGNORECASE)
+        }  # fmt: skip
+        if called != {"adjusted"}:
+            return item
+        label = f"Adjusted {item.label[0].lower()}{item.label[1:]}"
+        return item.model_copy(update={"basis": "adjusted", "label": label})
     bases = {g.basis for _, g in scored if g.metric == item.metric and g.basis in ("adjusted",
              "gaap")}  # fmt: skip
     for other in (g for _, g in scored if g.metric == item.metric):

@@ -127,9 +127,10 @@ def np_segment(
 # a short sentence that turns to a part of the company ("Turning to marine systems.") or to a
 # topic that is not one ("Now turning to the balance sheet.")
 TRANSITION = re.compile(
-    r"^(?:(?:Now|So|Next|Finally|Lastly),?\s+)?(?:turning|moving|switching|shifting|let me turn|"
+    r"^(?:(?:Now|So|Next|Finally|Lastly),?\s+)?(?:(?:turning|moving|switching|shifting|let me turn|"
     r"let's turn|let me move|I'll turn|I will turn|I'll move|going)\s+(?:now\s+)?(?:on\s+)?(?:to|"
-    r"at)\s+(?:the\s+|our\s+)?(?P<seg>[\w&'’ .-]{2,40}?)(?:\s+(?:segment|business|division|"
+    r"at)|(?:let me |I'll |let's )?(?:start|begin)(?:ning)? with|starting with)\s+"
+    r"(?:the\s+|our\s+)?(?P<seg>[\w&'’ .-]{2,40}?)(?:\s+(?:segment|business|division|"
     r"group|unit))?\s*[.:]?$",
     re.IGNORECASE,
 )

@@ -358,6 +358,43 @@ We now expect capital expenditures of $50 million, up from $45 million previousl
     assert g["$50 million"].direction == "raised"
 
 
+def test_lessons_of_a_cold_review_on_calls_nobody_here_labelled() -> None:
+    text = """Operator
+Greetings, and welcome to Ridgeline Outfitters' Fourth Quarter and Fiscal Year 2022 Earnings Call.
+
+Dana Cho -- Chief Financial Officer
+Unless noted, earnings, margin and expense figures are adjusted. Our remarks include non-GAAP measures, including operating income, which excludes realized gains.
+Operating income was $201 million in the fourth quarter of 2022.
+Free cash flow for the year 2022 was $168 million, and share repurchases were $210 million in 2022.
+Period-end loans were $12.1 billion in the quarter.
+Orders grew 4%, and backlog ended the quarter at $2.1 billion.
+We are targeting a combined ratio below 100% by the fourth quarter of 2023.
+
+Sam Lee -- Acme Securities -- Analyst
+Can you talk about the Chief Executive Officer transition?
+"""  # noqa: E501
+    facts = call_facts(parse_transcript(text))
+    assert (facts.call.company, facts.call.period) == ("Ridgeline Outfitters", "Q4 2022")
+    rows = _by_text(facts.key_figures)
+    assert rows["$201 million"].basis == "adjusted"  # declared a non-GAAP measure
+    assert (rows["$168 million"].basis, rows["$210 million"].basis) == (None, None)
+    assert rows["$12.1 billion"].segment is None  # "Period-end" names no part
+    assert rows["$2.1 billion"].segment is None  # "Orders" is a metric, not a part
+
+
+def test_speakers_on_lines_of_their_own_and_their_sections() -> None:
+    t = parse_transcript(
+        "Operator\nWelcome to the call.\n\nJane Doe -- Chief Financial Officer\nRevenue was"
+        " $5 million.\n\nQuestions and Answers:\n\nSam Lee -- Acme -- Analyst\nWhy?\n"
+    )
+    assert [(x.section, x.speaker) for x in t.turns] == [
+        ("Prepared Remarks", "Operator"),
+        ("Prepared Remarks", "Jane Doe (Chief Financial Officer)"),
+        ("Questions and Answers", "Analyst Sam Lee (Acme)"),
+    ]
+    assert t.text[t.turns[1].start : t.turns[1].end] == "Revenue was $5 million."
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
