@@ -38,7 +38,9 @@ class Settings(BaseSettings, RunOptions):
         "endpoint), fake (canned answers, for testing)",
     )
     model: str | None = Field(
-        default=None, description="model name for the openai provider (e.g. gpt-4o-mini)"
+        default=None,
+        description="model name for the openai provider (e.g. gpt-4o-mini, a vLLM or Ollama "
+        "model name)",
     )
     openai_base_url: str | None = Field(
         default=None,

@@ -94,7 +94,7 @@ def bounds_text(field: FieldInfo) -> str:
 
 
 def cell(text: str | None) -> str:
-    return (text or "").replace("|", "\\|").replace("\n", " ")
+    return (text or "").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
 
 
 def settings_table() -> str:
@@ -165,10 +165,10 @@ def render(page: str) -> str:
     for name, build in BLOCKS.items():
         begin, end = marker(name), marker(name, end=True)
         pattern = re.compile(re.escape(begin) + r"\n.*?" + re.escape(end), re.DOTALL)
-        if not pattern.search(page):
+        found = pattern.search(page)
+        if not found:
             raise ValueError(f"{PAGE.name}: no block {begin!r} ... {end!r}")
-        block = f"{begin}\n{build()}\n{end}"
-        page = pattern.sub(lambda _m, block=block: block, page)
+        page = page[: found.start()] + f"{begin}\n{build()}\n{end}" + page[found.end() :]
     return page
 
 

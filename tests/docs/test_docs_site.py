@@ -1,0 +1,57 @@
+"""The README and the documentation site (mkdocs.yml, docs/) keep up with the code: every
+pipeline has its README line and its page, the page draws the graph from the shape tests'
+snapshot, and the README's first section is the two commands."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from graphs import PIPELINES
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+MKDOCS = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_the_readme_opens_with_the_two_commands() -> None:
+    sections = re.split(r"^## ", README, flags=re.M)
+    assert sections[1].startswith("Set up and run")
+    blocks = re.findall(r"```bash\n(.*?)\n```", sections[1], re.S)
+    assert blocks == [
+        "bash scripts/setup.sh && .venv/bin/earnings-desk analyze samples/northwind_q2_2026.md "
+        "--out reports/demo",
+        "bash scripts/test.sh",
+    ]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "exec bash scripts/test.sh" in ci
+
+
+def test_the_test_command_builds_the_docs_strictly() -> None:
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    steps = [line.split()[0] for line in script.splitlines() if line.startswith(".venv/bin/")]
+    assert steps.index(".venv/bin/mypy") < steps.index(".venv/bin/mkdocs")
+    assert steps.index(".venv/bin/mkdocs") < steps.index(".venv/bin/python")
+    assert "--strict" in script
+
+
+def test_the_readme_stays_short() -> None:
+    assert len(README.encode("utf-8")) < 12_000, "the README is a summary; details go to docs/"
+
+
+@pytest.mark.parametrize("name", list(PIPELINES))
+def test_every_pipeline_has_its_line_and_its_page(name: str) -> None:
+    page = ROOT / "docs" / "pipelines" / f"{name}.md"
+    assert page.exists(), f"add docs/pipelines/{name}.md"
+    assert f"[`{name}`](docs/pipelines/{name}.md)" in README, f"add {name} to the README's table"
+    assert f"pipelines/{name}.md" in MKDOCS, f"add {name}'s page to mkdocs.yml's nav"
+    snapshot = f'--8<-- "tests/graphs/snapshots/{name}.mmd"'
+    assert snapshot in page.read_text(encoding="utf-8"), "draw the graph from its snapshot"
+
+
+def test_every_page_is_in_the_nav() -> None:
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    missing = sorted(p for p in pages if p not in MKDOCS)
+    assert not missing, f"pages outside mkdocs.yml's nav: {missing}"
