@@ -9,5 +9,6 @@ bash scripts/setup.sh --dev
 .venv/bin/ruff format --check .
 .venv/bin/mypy .
 export NO_MKDOCS_2_WARNING=1  # mkdocs-material's banner about its successor, not a problem here
-.venv/bin/mkdocs build --strict --quiet --site-dir site  # site/ is git-ignored
+# no --quiet: it hides the warnings --strict counts, and the build passes with broken links
+.venv/bin/mkdocs build --strict --site-dir site  # site/ is git-ignored
 .venv/bin/python -m pytest "$@"
