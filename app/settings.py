@@ -173,7 +173,7 @@ class Settings(BaseSettings, RunOptions):
         default=5.0, description="seconds a stream waits for a wake-up before re-reading the log"
     )
 
-    # scale-out (README "Running at scale"); unset = the embedded single-process defaults
+    # scale-out (docs/operations.md); unset = the embedded single-process defaults
     database_url: str | None = Field(
         default=None,
         description="postgresql://user:pass@host/db: runs, events and checkpoints in PostgreSQL",
