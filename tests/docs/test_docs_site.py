@@ -57,3 +57,37 @@ def test_every_page_is_in_the_nav() -> None:
     pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
     missing = sorted(p for p in pages if p not in MKDOCS)
     assert not missing, f"pages outside mkdocs.yml's nav: {missing}"
+
+
+def _layout() -> str:
+    section = README.split("## Layout", 1)[1]
+    return section.split("```", 2)[1]
+
+
+def test_the_layout_lists_what_exists_and_only_that() -> None:
+    """Every folder the README's Layout names exists; every package folder, app/ module and core/
+    module is named there (a new or moved one shows up as a failing line to write)."""
+    layout = _layout()
+    parent = ""
+    for line in layout.splitlines():
+        m = re.match(r"^( *)([\w.]+/)", line)
+        if not m:
+            continue
+        name = m.group(2)
+        path = ROOT / name if not m.group(1) else ROOT / parent / name
+        if not m.group(1):
+            parent = name
+        assert path.is_dir(), f"the README's Layout names {path.relative_to(ROOT)}, which is gone"
+    words = set(re.findall(r"[\w.]+", layout.lower()))
+    for package in ("app", "core"):
+        for sub in sorted((ROOT / package).iterdir()):
+            if (sub / "__init__.py").exists():
+                assert f"{sub.name}/" in layout, f"add {package}/{sub.name}/ to the README's Layout"
+    for module in sorted((ROOT / "app").glob("*.py")):
+        if module.stem != "__init__":
+            assert module.name in words, f"add app/{module.name} to the README's Layout"
+    for module in sorted((ROOT / "core").glob("*.py")):
+        if module.stem != "__init__":
+            assert module.stem in words or module.name in words, f"add core/{module.name}"
+    for top in ("app", "graphs", "nodes", "core", "prompts", "tests", "docs", "samples", "bench"):
+        assert f"\n{top}/" in "\n" + layout, f"add {top}/ to the README's Layout"
