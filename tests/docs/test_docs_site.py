@@ -91,3 +91,12 @@ def test_the_layout_lists_what_exists_and_only_that() -> None:
             assert module.stem in words or module.name in words, f"add core/{module.name}"
     for top in ("app", "graphs", "nodes", "core", "prompts", "tests", "docs", "samples", "bench"):
         assert f"\n{top}/" in "\n" + layout, f"add {top}/ to the README's Layout"
+
+
+def test_every_link_in_the_readme_leads_to_a_file() -> None:
+    """mkdocs checks the site's links; the README is outside the site, so its links are here."""
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README)
+    local = [t for t in targets if not t.startswith(("http://", "https://"))]
+    assert local, "the README links to the documentation"
+    broken = [t for t in local if not (ROOT / t).exists()]
+    assert not broken, f"README links to missing files: {broken}"
