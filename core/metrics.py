@@ -1,4 +1,4 @@
-"""Deterministic report metrics (README "Evaluation"): no model involved, same input ->
+"""Deterministic report metrics (docs/evaluation.md): no model involved, same input ->
 same number. Readability, abstractiveness, numeric grounding, gold-bullet coverage,
 recommendation completeness, stance through the debate, decision accuracy against labels."""
 

@@ -26,7 +26,7 @@ EnsembleMember = Literal["simple_writer", "advanced_writer", "simple_feedback", 
 # What `ensemble` can combine: every variant but itself.
 ENSEMBLE_MEMBERS: tuple[EnsembleMember, ...] = get_args(EnsembleMember)
 # How passages are found for a query: embeddings, BM25 over words and figures, or both fused by
-# reciprocal rank (bench/retrieval.py measured hybrid best on ECTSum; see the README).
+# reciprocal rank (bench/retrieval.py measured hybrid best on ECTSum; docs/pipelines/findebate.md).
 Retriever = Literal["hybrid", "dense", "bm25"]
 
 
@@ -82,7 +82,13 @@ class RunOptions(BaseModel):
         "analyst on the raw call and market data, S2 briefing then Lead (no debate), S3 a "
         "one-shot Bull/Bear debate without the press-the-weakness protocol",
     )
-    chunk_words: int = Field(default=150, ge=20, le=400, description="words per transcript chunk")
+    chunk_words: int = Field(
+        default=150,
+        ge=20,
+        le=400,
+        description="words per transcript chunk (150 keeps chunks inside MiniLM's 256-token "
+        "window)",
+    )
     retrieval_k: int = Field(default=4, ge=1, le=50, description="passages per retrieval query")
     evidence_per_dimension: int = Field(
         default=8, ge=1, le=100, description="passages kept per retrieval dimension"
@@ -123,8 +129,8 @@ class RunOptions(BaseModel):
     )
     retriever: Retriever = Field(
         default="hybrid",
-        description="findebate's evidence search: hybrid (dense + BM25, fused by rank), dense "
-        "or bm25",
+        description="findebate's and multi_agent's evidence search: hybrid (dense + BM25, "
+        "fused by rank), dense or bm25; standard_rag always uses dense",
     )
     fact_check: bool = Field(
         default=True,

@@ -1,4 +1,4 @@
-"""adversarial (SAS, seed 004; README "Pipelines"): CIO briefing (three analysts in parallel), the
+"""adversarial (SAS, seed 004; docs/pipelines/): CIO briefing (three analysts in parallel), the
 five-act Bull / Bear debate with a Devil's Advocate who presses only unconvincing rebuttals,
 then Judge -> Stress analyst -> Lead analyst and the shared recommendation block. The option
 `sas_system` builds the paper's ablations: S1 (Lead alone), S2 (briefing -> Lead), S3 (openings

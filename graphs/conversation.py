@@ -1,4 +1,4 @@
-"""Conversation (SI4Fin, seed 002; README "Pipelines"): the Client states its requirements, the
+"""Conversation (SI4Fin, seed 002; docs/pipelines/): the Client states its requirements, the
 Writer drafts and edits, Analyst / Psychologist / Editor / Client give feedback in a fixed order,
 at most N rounds, "TERMINATE" ends early."""
 

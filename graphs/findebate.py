@@ -1,4 +1,4 @@
-"""FinDebate (Cai et al. 2025; README "Pipelines"): RAG, five parallel specialists, synthesis,
+"""FinDebate (Cai et al. 2025; docs/pipelines/): RAG, five parallel specialists, synthesis,
 safe debate."""
 
 from __future__ import annotations

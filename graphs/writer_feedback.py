@@ -1,4 +1,4 @@
-"""writer_feedback (Jetsons, seed 001; README "Pipelines"): simple / advanced writer, the skeptical
+"""writer_feedback (Jetsons, seed 001; docs/pipelines/): simple / advanced writer, the skeptical
 panel loop, three parallel reviewers with one rewrite, and an ensemble judged on five weighted
 metrics. One graph holds every variant; the run's `writer_variant` option picks the branches
 that run."""

@@ -58,7 +58,7 @@ def create_app(
     app.include_router(runs_router)
     app.include_router(meta_router)
     app.include_router(evals_router)
-    app.include_router(langgraph_router)  # the LangGraph SDK's routes (README "LangGraph SDK")
+    app.include_router(langgraph_router)  # the LangGraph SDK's routes (docs/http-api.md)
     web.install(app)
     _document_run_body(app)
     if telemetry.enabled():  # OTEL_EXPORTER_OTLP_ENDPOINT: spans per request, run and node

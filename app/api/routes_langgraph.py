@@ -4,7 +4,7 @@ assistants, runs start stateless (`/runs...`) or on a thread (`/threads/{id}/run
 wait, join, reconnect and cancel. They share the run manager, store, auth and quotas with
 `/v1/...` (a run started here is also at `/v1/runs/{run_id}`).
 
-Mapping (README "LangGraph SDK"): `input` holds the `/v1/runs` body's call fields (transcript,
+Mapping (docs/http-api.md): `input` holds the `/v1/runs` body's call fields (transcript,
 company, ticker, period, financials, prices); `context` (or `config.configurable`) holds the
 run options. Stream modes: `updates` (one event per finished node: its outcome, summary,
 duration and tokens), `values` (the finished nodes so far, then `{"report": ...}`), `custom`

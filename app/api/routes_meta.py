@@ -48,7 +48,7 @@ async def list_pipelines(request: Request) -> list[PipelineInfo]:
 @router.get("/metrics", tags=["health"], response_class=Response)
 async def prometheus_metrics(manager: ManagerDep) -> Response:
     """Prometheus metrics: runs by pipeline and status, node durations, tokens, retries, queue
-    depth, open SSE streams (README "Observability")."""
+    depth, open SSE streams (docs/operations.md "Observability")."""
     try:
         _, queued = await manager.store.list_runs(owner=None, status="queued", limit=1)
     except Exception:  # the store is down: the other metrics still answer

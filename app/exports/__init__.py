@@ -1,1 +1,1 @@
-"""Report exports for analysts (PDF)."""
+"""Report exports for analysts: PDF (pdf.py), xlsx and CSV (tables.py)."""

@@ -1,5 +1,5 @@
 """The store, event bus and run queue the settings ask for: SQLite, in-memory and none (the
-embedded defaults), or PostgreSQL, Redis pub/sub and the arq queue (README "Running at scale")."""
+embedded defaults), or PostgreSQL, Redis pub/sub and the arq queue (docs/operations.md)."""
 
 from __future__ import annotations
 
