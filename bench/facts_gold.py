@@ -62,6 +62,11 @@ METRICS = frozenset(
         "combined_ratio",
         "production",
         "customers",
+        "arr",
+        "premiums",
+        "catastrophe_losses",
+        "net_investment_income",
+        "net_retention",
         "other",
     ]
 )

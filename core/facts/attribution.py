@@ -412,6 +412,11 @@ _AFTER_METRIC = re.compile(
     r"q[1-4])|(?:and|or)\s+(?:approximately |about )?[$€£]?\d)",
     re.IGNORECASE,
 )
+_THRESHOLD = re.compile(
+    r"\b(?:with|having|of)\s+(?:[\w-]+\s+){0,3}(?:over|above|more than|greater than|at least|"
+    r"exceeding|in excess of)\s+$",
+    re.IGNORECASE,
+)
 _EARNED = re.compile(r"\b(?:we|[A-Z][\w/&.'’-]*)\s+earned\s+(?:approximately |about |nearly )?$")
 
 
@@ -464,6 +469,8 @@ def _bind(
     if ca > 0 and (re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:])
                    or re.search(r"\b(?:which|who|where)\s*$", sentence[:ca])):  # fmt: skip
         return None  # ", which was able to deliver ...": its subject is in another clause
+    if _THRESHOLD.search(sentence, ca, fig.start):
+        return None  # "customers with ARR over $100,000": a threshold, not a level
     right = sentence[end:cb]
     prev_fig_end = max((f.start + len(f.text) for f in figs[:i]), default=0)
     metric_match: MetricMatch | None = None

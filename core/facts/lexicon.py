@@ -80,8 +80,19 @@ METRICS: tuple[Metric, ...] = (
            r"operating cash flows?|cash flows? from operati(?:ons|ng activities)|cash (?:provided|"
            r"generated) (?:by|from) operati(?:ons|ng activities)|cash from operati(?:ons|ng "
            r"activities)", "money", 2.0, False),
-    Metric("capex", "Capital expenditures", r"capital expenditures?|capex|capital spending",
-           "money", 1.2),
+    Metric("capex", "Capital expenditures", r"capital expenditures?|capex|capital spending|"
+           r"capital (?:investments?|budget|program)", "money", 1.2),
+    Metric("arr", "Annual recurring revenue", r"annual(?:ized)? recurring revenue|arr",
+           "money", 2.4),
+    Metric("premiums", "Net premiums written",
+           r"(?:net |gross )?(?:premiums?|premium) written|npw", "money", 2.2),
+    Metric("catastrophe_losses", "Catastrophe losses", r"catastrophe losses|cat losses", "money",
+           1.6),
+    Metric("net_investment_income", "Net investment income", r"net investment income", "money",
+           1.6),
+    Metric("net_retention", "Net revenue retention",
+           r"net (?:revenue |dollar )?(?:retention|expansion) rate|net (?:revenue |dollar )?"
+           r"retention", "rate", 1.8),
     Metric("buyback", "Share repurchases",
            r"share repurchases?|stock repurchases?|repurchases?|buybacks?", "money", 1.3, False),
     Metric("backlog", "Backlog", r"(?:total |funded )?backlog", "money", 1.8),

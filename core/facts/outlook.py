@@ -28,14 +28,17 @@ PAST_EXPECTATION = re.compile(
     r"anticipated)|(?:we|had|previously|originally|initially) (?:had )?(?:expected|anticipated|"
     r"guided|targeted|forecast(?:ed)?|projected)|prior (?:guidance|outlook|expectations?)|"
     r"previous (?:guidance|outlook|expectations?)|exceed\w*|ahead of (?:our )?"
-    r"(?:expectations|guidance|plan)|beat|in line with (?:our )?(?:expectations|guidance))\b",
+    r"(?:expectations|guidance|plan)|beat|in line with (?:our )?(?:expectations|guidance)|"
+    r"(?:above|below|within|at|near|toward|exceeding) (?:the )?(?:(?:high|low|upper|lower|top|"
+    r"bottom) (?:end|half) of )?(?:our )?(?:guidance|outlook|expectations|(?:guided|expected) "
+    r"range))\b",
     re.IGNORECASE,
 )
 PAST = re.compile(
     r"\b(?:was|were|began|grew|rose|fell|declined|decreased|increased|delivered|generated|"
     r"reported|posted|achieved|ended|had|came(?: in)?|finished|closed|totaled|totalled|improved|"
     r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
-    r"produced|returned|paid|repurchased|identified|exceeded|completed)\b",
+    r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged)\b",
     re.IGNORECASE,
 )
 

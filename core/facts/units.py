@@ -28,7 +28,8 @@ def unit_of(fig: Figure, sentence: str) -> str:
 
 
 _VOLUME = re.compile(
-    r"\s*(?:million |billion |thousand )?(?:bcfe?|mmcfe?|mcfe?|mmbtu|bbls?|barrels|boe|mboe|"
+    r"\s*(?:million |billion |thousand )?(?:barrels of oil equivalent|bcfe?|mmcfe?|mcfe?|mmbtu|"
+    r"bbls?|barrels|boe|mboe|"
     r"mmboe|tons|tonnes|metric tons|units|ounces|oz|megawatts|mw|gw|gigawatts|pounds|lbs|"
     r"gallons|cubic feet)\b",
     re.IGNORECASE,

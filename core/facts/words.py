@@ -23,7 +23,7 @@ CONNECT = words(
     growing declining improving finished landed diluted share per quarterly fiscal full new
     another nearly some of came coming hit climbed jumped dropped slipped saw reach
     approached exceeded surpassed which or achieved delivered generated reported posted
-    recorded produced its our we than expected anticipated planned level more accelerated
+    recorded produced its our we than expected anticipated planned level more accelerated averaged
     decelerated
     """
 )

@@ -395,6 +395,22 @@ def test_speakers_on_lines_of_their_own_and_their_sections() -> None:
     assert t.text[t.turns[1].start : t.turns[1].end] == "Revenue was $5 million."
 
 
+def test_industry_measures_thresholds_and_results_against_guidance() -> None:
+    text = """Welcome to the Omega first quarter 2023 earnings call.
+First quarter total production averaged 3.52 Bcfe per day, above the high end of our guidance range.
+Net premiums written were $2.46 billion in the quarter, and catastrophe losses were $118 million.
+In the Anadarko, production averaged 82,500 barrels of oil equivalent per day.
+We now have 2,947 customers with ARR over $100,000.
+"""  # noqa: E501
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert rows["3.52 Bcfe per day"].period == "Q1 2023" and not facts.guidance
+    assert rows["82,500 barrels of oil equivalent per day"].segment == "Anadarko"
+    assert (rows["$2.46 billion"].metric, rows["$118 million"].metric) == (
+        "premiums", "catastrophe_losses")  # fmt: skip
+    assert "$100,000" not in rows  # a threshold, not a level
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
