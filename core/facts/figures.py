@@ -231,7 +231,7 @@ def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
     segments = 0
     for r in rows:
         rate = bool(re.search(r"\b(?:per|a) (?:day|week|month|quarter|year)$", r.text))
-        key = (r.metric, r.basis, (r.segment or "").lower(), r.period, r.role, rate)
+        key = (r.metric, r.label, r.basis, (r.segment or "").lower(), r.period, r.role, rate)
         if key in seen:
             continue
         if r.segment is None and per_metric.get(r.metric, 0) >= 3:

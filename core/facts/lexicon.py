@@ -35,8 +35,10 @@ METRICS: tuple[Metric, ...] = (
     Metric("eps", "EPS", r"(?:diluted |basic )?(?:earnings|eps|net income|income|net loss|loss|"
            r"earnings \(loss\)) per (?:diluted |basic )?(?:common )?share|e\.?p\.?s\.?|"
            r"per[- ]share earnings", "per_share", 3.0, False),
+    Metric("book_value_per_share", "Tangible book value per share",
+           r"tangible book value per (?:common )?share", "per_share", 2.0, False),
     Metric("book_value_per_share", "Book value per share",
-           r"(?:tangible )?book value per (?:common )?share", "per_share", 2.0, False),
+           r"book value per (?:common )?share", "per_share", 2.0, False),
     Metric("dividend", "Dividend", r"(?:quarterly |cash |common |annual )?dividends?", "per_share",
            1.4, False),
     Metric("same_store_sales", "Same-store sales",
