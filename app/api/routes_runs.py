@@ -86,6 +86,7 @@ _BODY_DOC: dict[str, Any] = {
                         "fetch": {"type": "boolean"},
                         "call_date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
                         "benchmark": {"type": "string", "maxLength": 20},
+                        "source": {"type": "string", "enum": ["auto", "alphavantage", "keyless"]},
                     },
                     "additionalProperties": False,
                 }

@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -23,6 +23,7 @@ from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
 from app.llm.factory import ConfigError
 from app.llm.local import LocalModelError
 from app.logs import configure
+from app.market import MarketSource
 from app.service.engine import Engine, RunOutcome
 from app.settings import Settings
 from core.context import RunControl
@@ -115,11 +116,14 @@ async def fetch_inputs(
     settings: Settings,
     financials: Financials | None,
     prices: Prices | None,
+    console: Console | None = None,
 ) -> tuple[Financials | None, Prices | None]:
-    """--fetch: what the files did not give, from Alpha Vantage (cached, rate-limited)."""
+    """--fetch: what the files did not give, from the chosen source (--source, else
+    EDESK_MARKET_SOURCE; cached, rate-limited), saying where each input came from."""
     from datetime import date
 
-    from app.market.alphavantage import AlphaVantage, VendorError
+    from app.market.http import VendorError
+    from app.market.sources import fill
 
     if not args.ticker:
         raise UsageError("--fetch needs --ticker")
@@ -130,10 +134,14 @@ async def fetch_inputs(
     except ValueError:
         raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
     try:
-        vendor = AlphaVantage.from_settings(settings)
-        return await vendor.fill(args.ticker, call_date, financials, prices, args.benchmark)
-    except (VendorError, ValidationError) as exc:
+        filled = await fill(
+            settings, args.source, args.ticker, call_date, financials, prices, args.benchmark
+        )
+    except VendorError as exc:
         raise UsageError(str(exc)) from None
+    if console is not None:
+        console.print(f"market data: {filled.describe()}", highlight=False, markup=False)
+    return filled.financials, filled.prices
 
 
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
@@ -153,7 +161,7 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     financials, prices = read_inputs(args)
     if args.fetch:
-        financials, prices = await fetch_inputs(args, settings, financials, prices)
+        financials, prices = await fetch_inputs(args, settings, financials, prices, console)
     try:
         options = resolve(args, args.pipeline, settings.run_defaults())
     except OptionError as exc:
@@ -269,8 +277,16 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument(
         "--fetch",
         action="store_true",
-        help="fetch statements, prices and EPS consensus for --ticker from Alpha Vantage "
-        "(EDESK_ALPHAVANTAGE_API_KEY; needs --call-date)",
+        help="fetch statements, prices and EPS consensus for --ticker (needs --call-date): "
+        "from Alpha Vantage (EDESK_ALPHAVANTAGE_API_KEY) or keyless (SEC EDGAR statements, "
+        "Stooq prices; EDESK_SEC_USER_AGENT), see --source",
+    )
+    an.add_argument(
+        "--source",
+        choices=get_args(MarketSource),
+        default=None,
+        help="where --fetch gets market data (default EDESK_MARKET_SOURCE, auto: Alpha Vantage "
+        "with a key, else keyless)",
     )
     an.add_argument("--call-date", metavar="YYYY-MM-DD", help="the call's date (for --fetch)")
     add_flags(an)
