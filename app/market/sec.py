@@ -89,6 +89,7 @@ class Fact:
     accession: str
     filed: date
     unit: str
+    fiscal: str | None = None  # the reporting filing's fiscal period: Q1..Q3, FY
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,11 @@ class SecEdgar:
         statements = []
         for end in ends:
             row: dict[str, Any] = {"fiscalDateEnding": end.isoformat()}
+            first = _first_report(known, end)
+            if first is not None and first.fiscal:
+                fp, fy = first.fiscal.split()
+                row["fiscalPeriod"] = f"{'Q4' if fp == 'FY' else fp} {fy}"
+                row["source"] = f"{SOURCE} {first.form} {first.accession} filed {first.filed}"
             for line, concepts in CONCEPTS.items():
                 value = _quarter_value(
                     known, concepts, end, instant=line in INSTANTS, additive=line not in PER_SHARE
@@ -273,9 +279,21 @@ def _fact(ticker: str, concept: str, unit: str, row: Any) -> Fact:
             accession=str(row.get("accn", "")),
             filed=date.fromisoformat(row["filed"]),
             unit=unit,
+            fiscal=f"{row['fp']} {row['fy']}" if row.get("fp") and row.get("fy") else None,
         )
     except (KeyError, TypeError, ValueError):
         raise VendorError(f"{where}: a value without a valid end or filed date") from None
+
+
+def _first_report(facts: list[Fact], end: date) -> Fact | None:
+    """A value from the first filing that reported a period ending on `end` as its own: its
+    fiscal period names the quarter ("Q2 2026"; "FY" is the fourth quarter). Later filings
+    repeat the period as a comparative under their own fiscal period."""
+    own = sorted(
+        (f for f in facts if f.end == end and f.fiscal and (f.filed - end).days <= 120),
+        key=lambda f: f.filed,
+    )
+    return own[0] if own else None
 
 
 def _quarter_value(

@@ -280,3 +280,14 @@ def test_api_fetch_keyless_refuses_before_storing(tmp_path: Path) -> None:
         assert started.status_code == 202, started.text
         run = wait_status(http, started.json()["id"], {"succeeded", "degraded", "failed"})
     assert run["status"] in ("succeeded", "degraded")
+
+
+async def test_quarters_carry_their_fiscal_period(tmp_path: Path) -> None:
+    """Each quarter is named by the filing that first reported it ("FY" is the fourth quarter);
+    a comparative repeated in a later filing does not rename it."""
+    with respx.mock(assert_all_called=False) as mock:
+        mocked(mock)
+        fin = await edgar(tmp_path).financials("NWO", date(2026, 9, 1))
+    names = {q.fiscalDateEnding: (q.model_extra or {}).get("fiscalPeriod") for q in fin.ordered()}
+    assert names[date(2026, 6, 30)] == "Q2 2026" and names[date(2025, 12, 31)] == "Q4 2025"
+    assert names[date(2025, 3, 31)] == "Q1 2025"
