@@ -185,6 +185,7 @@ def backtest(
                 "return": _pct(ret.raw), "benchmark": _pct(ret.benchmark),
                 "excess": _pct(ret.excess), "not_covered": ret.missing or "",
                 "no_benchmark": ret.benchmark_missing or "",
+                "car": _pct(ret.car), "no_car": ret.car_missing or "",
             })  # fmt: skip
     return BacktestResult(score(items), per_call, unpriced)
 
@@ -268,6 +269,27 @@ def markdown(result: BacktestResult) -> str:
                     f"| {'/'.join(b.group)} | {b.horizon.value} | {c['bin']} | {c['n']} | "
                     f"{_cell(c['mean_p_up'])} | {_cell(c['observed_up'])} |"
                 )
+    car_cols = ["group", "horizon", "car_calls", "mean_signed_car", "car_t", "car_ci_low",
+                "car_ci_high", "car_not_covered"]  # fmt: skip
+    lines += [
+        "",
+        "## Event study (market-model abnormal returns)",
+        "",
+        "Alpha and beta fitted on trading days -250 to -11 before the call against the "
+        "benchmark (at least 120 days); CAR over [0,+1], [0,+4], [0,+20] trading days for 1d, "
+        "1w, 1m. mean_signed_car: mean of sign x CAR over LONG (+1) and SHORT (-1) calls, with "
+        "its t-statistic and 95% bootstrap interval.",
+        "",
+        "| " + " | ".join(car_cols) + " |",
+        "|" + "---|" * len(car_cols),
+    ]
+    for b in result.boards:
+        row = b.row()
+        lines.append("| " + " | ".join(_cell(row[c]) for c in car_cols) + " |")
+    no_car = sorted({f"{r['ticker']} {r['call_date']} {r['horizon']}: {r['no_car']}"
+                     for r in result.per_call if r["no_car"] and r["position"]})  # fmt: skip
+    if no_car:
+        lines += ["", "No abnormal return (market model):", ""] + [f"- {m}" for m in no_car]
     missing = [m for b in result.boards for m in b.missing]
     if missing or result.unpriced:
         lines += ["", "## Not covered by the price data", ""]

@@ -84,6 +84,10 @@ def test_window_past_the_data_and_unpriced_calls_are_listed(world: dict[str, Pat
     assert "local/findebate/C: no date and ticker in --calls" in text
     assert "local/findebate/A 1w: UP: prices end on 2024-01-09, before trading day 5" in text
     assert "local/zero_shot/A 1m: UP: prices end on" in text
+    # 5 bars before the call: no market model, said beside the table, not dropped
+    assert "## Event study (market-model abnormal returns)" in text
+    assert "| local/findebate | 1d | 0 | n/a | n/a | n/a | n/a | 2 |" in text
+    assert "- DOWN 2024-01-08 1d: DOWN: 0 trading days with SPY in the estimation window" in text
 
 
 @pytest.mark.parametrize(
