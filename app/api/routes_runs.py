@@ -7,7 +7,7 @@ import math
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
@@ -30,6 +30,7 @@ from app.api.schemas import (
 )
 from app.exports.pdf import report_pdf
 from app.exports.tables import report_csv_zip, report_xlsx
+from app.market import MarketSource
 from app.service.runs import RunManager
 from app.settings import Settings
 from app.storage import RunInput, RunRecord, Store, now
@@ -86,7 +87,7 @@ _BODY_DOC: dict[str, Any] = {
                         "fetch": {"type": "boolean"},
                         "call_date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
                         "benchmark": {"type": "string", "maxLength": 20},
-                        "source": {"type": "string", "enum": ["auto", "alphavantage", "keyless"]},
+                        "source": {"type": "string", "enum": list(get_args(MarketSource))},
                     },
                     "additionalProperties": False,
                 }
