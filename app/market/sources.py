@@ -16,6 +16,7 @@ from app.market.sec import SecEdgar
 from app.market.stooq import SOURCE as STOOQ_SOURCE
 from app.market.stooq import Stooq
 from app.settings import Settings
+from core.filing import release_values
 from core.inputs import Financials, Prices
 
 AV_SOURCE = "Alpha Vantage"
@@ -84,6 +85,16 @@ async def fill(
                 sec = SecEdgar.from_settings(settings)
                 financials = await sec.financials(ticker, call_date)
                 sources["statements"] = f"{SEC_SOURCE} XBRL company facts (filed before the call)"
+                try:  # the release is for the filing check only: without one the run goes on
+                    release = await sec.release(ticker, call_date)
+                except VendorError as exc:
+                    sources["release"] = f"none ({exc})"
+                else:
+                    values = release_values(release.text, release.source)
+                    financials = financials.model_copy(update={"filed": values})
+                    sources["release"] = (
+                        f"{release.source} ({len(values)} values for the filing check)"
+                    )
                 if settings.alphavantage_api_key:
                     consensus = await AlphaVantage.from_settings(settings).consensus(
                         ticker, call_date

@@ -231,6 +231,17 @@ async def test_nothing_dated_on_or_after_the_call_reaches_a_pipeline(tmp_path: P
     assert filled.sources["statements"].startswith("SEC EDGAR XBRL company facts")
     assert filled.sources["prices"] == "Stooq daily CSV (NWO, SPY)"
     assert "EDESK_ALPHAVANTAGE_API_KEY is not set" in filled.sources["consensus"]
+    # the call's release (filed on the call date, never after) for the filing check only
+    assert filled.sources["release"] == (
+        "SEC EDGAR 8-K 0000999999-26-000031 exhibit 99.1, filed 2026-07-30 (4 values for the "
+        "filing check)"
+    )
+    filed = {f.metric: f for f in filled.financials.filed}
+    assert filed["revenue"].value == 612e6 and filed["revenue"].period == "Q2 2026"
+    assert filed["operating_income"].value == -4.5e6 and filed["eps"].value == 0.56
+    assert "Q2 2026" not in filled.financials.figures_text()  # not a figure for the models
+    early = await fill(settings, None, "NWO", date(2026, 6, 15), None, None)
+    assert early.financials.filed == [] and "no earnings 8-K" in early.sources["release"]
     with pytest.raises(VendorError, match="EDESK_SEC_USER_AGENT"):
         await fill(Settings(data_dir=tmp_path), None, "NWO", CALL, None, None)
 
@@ -251,7 +262,13 @@ def test_analyze_fetch_with_no_key_at_all(
     out = capsys.readouterr().out
     assert "statements: SEC EDGAR XBRL company facts" in out
     assert "prices: Stooq daily CSV (NWO, SPY)" in out
-    assert (tmp_path / "out" / "report.md").is_file()
+    assert "release: SEC EDGAR 8-K 0000999999-26-000031 exhibit 99.1" in out
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert (
+        "| Revenue | $612 million | Q2 2026 | matches the filing (SEC EDGAR 8-K "
+        "0000999999-26-000031 exhibit 99.1, filed 2026-07-30, 'Total revenue $ 612.0 $ 500.0') |"
+    ) in md
+    assert "| $71 million | Q2 2026 | differs from the filing (filed: -$4.5 million; SEC" in md
     with respx.mock(assert_all_called=False) as mock:  # an unknown ticker: a clear refusal
         mocked(mock)
         assert main([*args[:5], "ZZZZ", *args[6:]]) == EXIT_USAGE

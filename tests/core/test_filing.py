@@ -74,3 +74,21 @@ def test_the_report_and_the_data_block_carry_the_verdicts() -> None:
         "0000999999-26-000035 filed 2026-08-05, totalRevenue)"
     ]
     assert filing_markdown(CallFacts(key_figures=[figure()])) == ""
+
+
+def test_release_rows_are_read_in_the_tables_scale_and_never_guessed() -> None:
+    from core.filing import release_values
+
+    text = (
+        "Acme Reports Third Quarter Fiscal 2025 Results\n"
+        "Revenue of $1.2 billion, up 3%.\n"  # prose, not a table row: skipped
+        "(in thousands, except per share amounts)\n"
+        "Net sales $ 1,203,400 $ 1,100,000\n"
+        "Net income (loss) $ (12,500) $ 8,000\n"
+        "Diluted net income per share $ (0.11) $ 0.07\n"
+    )
+    got = {f.metric: f for f in release_values(text, "8-K x exhibit 99.1")}
+    assert got["revenue"].value == 1_203_400_000 and got["revenue"].period == "Q3 2025"
+    assert got["net_income"].value == -12_500_000 and got["eps"].value == -0.11
+    assert got["revenue"].source == "8-K x exhibit 99.1, 'Net sales $ 1,203,400 $ 1,100,000'"
+    assert release_values(text.replace("Third Quarter Fiscal 2025 ", ""), "x") == []
