@@ -208,18 +208,29 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
 
 
-async def fetch_price_files(folder: Path, calls: Path, benchmark: str | None) -> list[str]:
-    """backtest --fetch: TICKER.json (every daily bar the vendor has) for each ticker of the
-    calls, and the benchmark, that `folder` has no file for. Returns the tickers fetched."""
+async def fetch_price_files(
+    folder: Path, calls: Path, benchmark: str | None, source: MarketSource | None = None
+) -> list[str]:
+    """backtest --fetch: TICKER.json (every daily bar the source has: Alpha Vantage, or Stooq
+    when keyless) for each ticker of the calls, and the benchmark, that `folder` has no file
+    for. Returns the tickers fetched."""
     from app.evaluation.backtest import BacktestError, PriceFolder, read_calls
-    from app.market.alphavantage import AlphaVantage, VendorError
+    from app.market.alphavantage import AlphaVantage
+    from app.market.http import VendorError
+    from app.market.sources import resolve_source
+    from app.market.stooq import Stooq
 
     wanted = sorted({c.ticker for c in read_calls(calls).values()} | {benchmark or ""} - {""})
     folder.mkdir(parents=True, exist_ok=True)
     have = PriceFolder(folder)
     missing = [t for t in wanted if have.path(t) is None]
-    try:
-        vendor = AlphaVantage.from_settings(Settings())  # one client: one rate-limit gate
+    settings = Settings()
+    try:  # one client: one rate-limit gate
+        vendor: AlphaVantage | Stooq = (
+            Stooq.from_settings(settings)
+            if resolve_source(source, settings) == "keyless"
+            else AlphaVantage.from_settings(settings)
+        )
         for ticker in missing:
             series = await vendor.series(ticker)
             (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
@@ -235,7 +246,7 @@ def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> in
     try:
         if args.fetch:
             fetched = asyncio.run(fetch_price_files(Path(args.prices), Path(args.calls),
-                                                    args.benchmark))  # fmt: skip
+                                                    args.benchmark, args.source))  # fmt: skip
             if fetched:
                 console.print(f"fetched prices of {', '.join(fetched)}", highlight=False)
         result = backtest(eval_out, Path(args.prices), Path(args.calls), args.benchmark or None)
@@ -312,7 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--fetch",
         action="store_true",
         help="first fetch the daily prices --prices lacks (each call's ticker and the "
-        "benchmark) from Alpha Vantage into it (EDESK_ALPHAVANTAGE_API_KEY)",
+        "benchmark) into it: from Alpha Vantage (EDESK_ALPHAVANTAGE_API_KEY) or keyless from "
+        "Stooq, see --source",
+    )
+    bt.add_argument(
+        "--source",
+        choices=get_args(MarketSource),
+        default=None,
+        help="where --fetch gets prices (default EDESK_MARKET_SOURCE, auto: Alpha Vantage "
+        "with a key, else Stooq)",
     )
     bt.add_argument("--out", help="output folder (default EVAL_OUT/backtest)")
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")

@@ -308,3 +308,28 @@ async def test_quarters_carry_their_fiscal_period(tmp_path: Path) -> None:
     names = {q.fiscalDateEnding: (q.model_extra or {}).get("fiscalPeriod") for q in fin.ordered()}
     assert names[date(2026, 6, 30)] == "Q2 2026" and names[date(2025, 12, 31)] == "Q4 2025"
     assert names[date(2025, 3, 31)] == "Q1 2025"
+
+
+def test_backtest_fetch_without_a_key_fills_the_price_folder_from_stooq(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.fake_llm import block
+
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("EDESK_ALPHAVANTAGE_API_KEY", raising=False)
+    ev, prices, calls = tmp_path / "eval", tmp_path / "prices", tmp_path / "calls.csv"
+    b = block(("LONG", "LONG", "LONG"), (80, 80, 80))
+    recs = [{"horizon": h, **b[k]} for h, k in zip(("1d", "1w", "1m"), b, strict=True)]
+    (ev / "reports/local/findebate").mkdir(parents=True)
+    (ev / "reports/local/findebate/A.json").write_text(json.dumps({"report": {
+        "recommendations": recs}}))  # fmt: skip
+    calls.write_text("id,ticker,date\nA,NWO,2026-07-30\n", encoding="utf-8")
+    args = ["backtest", str(ev), "--prices", str(prices), "--calls", str(calls), "--fetch"]
+    with respx.mock(assert_all_called=False) as mock:
+        routes = mocked(mock)
+        assert main(args) == EXIT_OK, capsys.readouterr()
+        assert routes["stooq"].call_count == 2 and routes["sec"].call_count == 0
+    assert sorted(p.name for p in prices.iterdir()) == ["NWO.json", "SPY.json"]
+    assert "fetched prices of NWO, SPY" in capsys.readouterr().out
+    rows = (ev / "backtest" / "backtest.csv").read_text()
+    assert "local/findebate,1m,1,1,0" in rows  # the month after the call is covered
