@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.market import MarketSource
 from core.options import RunOptions
 from core.roles import Role
 from nodes.registry import ROLES
@@ -78,6 +79,18 @@ class Settings(BaseSettings, RunOptions):
     )
     alphavantage_min_interval: float = Field(
         default=12.0, ge=0, description="seconds between Alpha Vantage requests (free tier: 5/min)"
+    )
+
+    market_source: MarketSource = Field(
+        default="auto",
+        description="where --fetch gets market data: auto (Alpha Vantage with a key, else "
+        "keyless), alphavantage, or keyless (statements from SEC EDGAR, prices from Stooq); a "
+        "run's own `source` beats it",
+    )
+    sec_user_agent: str = Field(
+        default="",
+        description="SEC EDGAR's required User-Agent, a name and a contact email ('Jane Doe "
+        "jane@example.com'): needed for the keyless statements and the earnings release",
     )
 
     local_model_path: Path | None = Field(

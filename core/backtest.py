@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
 from core.contract import Horizon, Position, Recommendation
+from core.eventstudy import abnormal_returns
+from core.eventstudy import summary as car_summary
 from core.inputs import PriceSeries
 
 HORIZON_DAYS: dict[Horizon, int] = {
@@ -45,6 +47,8 @@ class EventReturn:
     excess: float | None = None
     missing: str | None = None  # why the window is not covered (None: covered)
     benchmark_missing: str | None = None
+    car: float | None = None  # market-model cumulative abnormal return (core.eventstudy)
+    car_missing: str | None = None  # why there is none
 
     @property
     def covered(self) -> bool:
@@ -54,7 +58,18 @@ class EventReturn:
 def event_returns(
     company: PriceSeries, call_date: date, benchmark: PriceSeries | None = None
 ) -> dict[Horizon, EventReturn]:
-    """Raw and excess returns over each horizon's window after `call_date`."""
+    """Raw and excess returns over each horizon's window after `call_date`, with the
+    market-model CAR of the same horizon beside them."""
+    raw = _raw_returns(company, call_date, benchmark)
+    abnormal = abnormal_returns(company, call_date, benchmark)
+    return {
+        h: replace(r, car=abnormal[h].car, car_missing=abnormal[h].missing) for h, r in raw.items()
+    }
+
+
+def _raw_returns(
+    company: PriceSeries, call_date: date, benchmark: PriceSeries | None
+) -> dict[Horizon, EventReturn]:
     before = [b for b in company.bars if b.date < call_date]
     after = [b for b in company.bars if b.date >= call_date]
     bench = {b.date: b.close for b in benchmark.bars} if benchmark else {}
@@ -146,6 +161,8 @@ class Board:
     no_excess: int = 0
     probs: list[tuple[float, int]] = field(default_factory=list)  # (P(up), up 1/0)
     missing: list[str] = field(default_factory=list)
+    signed_cars: list[float] = field(default_factory=list)  # sign x CAR of LONG/SHORT calls
+    car_not_covered: int = 0
 
     @property
     def hit_rate(self) -> float | None:
@@ -195,6 +212,20 @@ class Board:
             "long_calls": len(self.long_returns),
             "short_calls": len(self.short_returns),
             "brier": _round(self.brier),
+            **self.car_row(),
+        }
+
+    def car_row(self) -> dict[str, Any]:
+        """The calls' abnormal return: mean sign x CAR, its t-statistic and 95% bootstrap
+        interval, and how many LONG/SHORT calls had no CAR."""
+        s = car_summary(self.signed_cars)
+        return {
+            "car_calls": s["n"],
+            "mean_signed_car": _round(s["mean"]),
+            "car_t": _round(s["t"], 3),
+            "car_ci_low": _round(s["ci_low"]),
+            "car_ci_high": _round(s["ci_high"]),
+            "car_not_covered": self.car_not_covered,
         }
 
 
@@ -226,6 +257,10 @@ def score(items: Iterable[Scored]) -> list[Board]:
             board.hits += 1
         else:
             board.misses += 1
+        if it.ret.car is None:
+            board.car_not_covered += 1
+        else:
+            board.signed_cars.append(sign * it.ret.car)
         if it.ret.excess is None:
             board.no_excess += 1
         else:
@@ -242,5 +277,5 @@ def _mean(xs: Sequence[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def _round(x: float | None, n: int = 4) -> float | None:
+def _round(x: float | int | None, n: int = 4) -> float | None:
     return None if x is None or math.isnan(x) else round(x, n)

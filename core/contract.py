@@ -341,6 +341,12 @@ class KeyFigure(BaseModel):
     end: int
     sentence: str = Field(description="the quote: the sentence that states it (the quote wins)")
     salience: float = Field(description="rank score: metric weight, position, company-wide")
+    filing: str | None = Field(
+        default=None,
+        description="checked against the filed value of its metric, basis and period (core/"
+        "filing.py): 'matches the filing (...)' or 'differs from the filing (filed: X; ...)'; "
+        "None when no filed value was comparable. The figure itself is never corrected",
+    )
 
 
 class GuidanceItem(BaseModel):

@@ -147,6 +147,21 @@ class EpsConsensus(BaseModel):
         )
 
 
+class FiledValue(BaseModel):
+    """A value the company filed (a statement line, or a row of its earnings release), for the
+    filing check of the call's key figures (core/filing.py); never shown to a model as a
+    figure to use."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric: str
+    period: str = Field(description="the fiscal quarter, e.g. Q2 2026")
+    value: float
+    unit: str = "money"
+    basis: str = "gaap"
+    source: str
+
+
 class Financials(BaseModel):
     """Current quarter, previous quarter, same quarter last year (the seeds' layout), plus any
     further quarters (`quarters`, e.g. four for the conversation pipeline's Analyst)."""
@@ -162,6 +177,11 @@ class Financials(BaseModel):
     quarter: str | None = Field(default=None, alias="Quarter")
     year: str | None = Field(default=None, alias="Year")
     consensus: EpsConsensus | None = None
+    filed: list[FiledValue] = Field(
+        default_factory=list,
+        description="the earnings release's values for the call's quarter (8-K exhibit 99.1, "
+        "filed on or before the call), for the filing check only",
+    )
 
     @model_validator(mode="after")
     def _dates_in_order(self) -> Financials:

@@ -13,6 +13,7 @@ from core import rules
 from core.context import RunContext
 from core.contract import CallFacts
 from core.facts import call_facts, facts_block, qa_questions
+from core.filing import check, filed_values, filing_lines
 from core.state import Draft, PipelineState
 from nodes.tracing import traced
 
@@ -39,13 +40,16 @@ def verified(state: PipelineState) -> dict[str, str]:
     """The call's facts as a data block for a prompt (`facts`), when the run has them; every
     model that writes about the call gets it and is told to take figures from it or the call."""
     found = state.get("facts")
-    return {"facts": facts_block(found)} if found is not None else {}
+    if found is None:
+        return {}
+    return {"facts": "\n".join([facts_block(found), *filing_lines(found)])}
 
 
 @traced("facts", summary=facts_summary)
 async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The call's identity (what the user stated wins), key figures, guidance, tone, Q&A themes
-    (the analysts' questions grouped with the run's embedding model) and highlights; no model
+    (the analysts' questions grouped with the run's embedding model) and highlights, and each
+    key figure checked against the run's filed statements when they name its quarter; no model
     writes any of it."""
     transcript = state["transcript"]
     questions = [q.text for q in qa_questions(transcript)]
@@ -53,7 +57,8 @@ async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
     built = await asyncio.to_thread(
         call_facts, transcript, question_vectors=vectors, call=state["call"]
     )
-    return {"facts": built}
+    filed = filed_values(state.get("financials"), "the statements given with the run")
+    return {"facts": check(built, filed)}  # each comparable figure's filing check, not a fix
 
 
 @traced("stance", summary=stance_summary)

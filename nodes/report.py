@@ -28,6 +28,7 @@ from core.contract import (
     plain_line,
 )
 from core.facts import facts_markdown
+from core.filing import filing_markdown
 from core.grounding import check_numbers, grounding_sources
 from core.injection import find_injections, injection_note
 from core.market import scorecard
@@ -123,6 +124,9 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     facts = state.get("facts")
     if facts is not None:  # code's section first, then the model's prose
         header = f"{header}\n\n{facts_markdown(facts)}"
+        checked = filing_markdown(facts)
+        if checked:
+            header = f"{header}\n\n{checked}"
     fin = state.get("financials")
     if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
         header = f"{header}\n\n**Against consensus (data vendor):** {fin.consensus.text()}"

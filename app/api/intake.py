@@ -4,6 +4,7 @@ parsed transcript, refusing bad input with a 4xx that names the field, before an
 from __future__ import annotations
 
 import json
+import logging
 from datetime import date
 from typing import Any
 
@@ -13,10 +14,12 @@ from starlette.datastructures import UploadFile
 
 from app.api.errors import ApiError, BodyInvalid, FieldError, validation_detail
 from app.api.schemas import RunCreate
-from app.market.alphavantage import AlphaVantage, VendorError
+from app.market.http import VendorError
+from app.market.sources import fill, resolve_source
 from app.settings import Settings
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
 
+log = logging.getLogger(__name__)
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
 
 
@@ -90,7 +93,7 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         else:
             raise FieldError("transcript", "field required (a file or text)", kind="missing")
         data = {"transcript": text}
-        for key in ("pipeline", "company", "ticker", "period", "call_date", "benchmark"):
+        for key in ("pipeline", "company", "ticker", "period", "call_date", "benchmark", "source"):
             value = form.get(key)
             if isinstance(value, str) and value:
                 data[key] = value
@@ -120,9 +123,10 @@ def check_transcript(body: RunCreate, max_bytes: int) -> Transcript:
 
 
 async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:
-    """`fetch`: the statements and prices the body lacks, from Alpha Vantage (cached, spaced
-    to the vendor's rate limit). Refused before any run exists: 422 naming the missing field
-    or setting, 502 with the vendor's answer (naming ticker and endpoint)."""
+    """`fetch`: the statements and prices the body lacks, from the chosen source (the body's
+    `source`, else EDESK_MARKET_SOURCE; cached, spaced to the source's rate limit). Refused
+    before any run exists: 422 naming the missing field or setting, 502 with the source's
+    answer (naming ticker and endpoint, form or field)."""
     if not body.fetch:
         return body
     if not body.ticker:
@@ -133,19 +137,25 @@ async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:
         call_date = date.fromisoformat(body.call_date)
     except ValueError:
         raise FieldError("call_date", f"{body.call_date!r} is not a date") from None
-    if not settings.alphavantage_api_key:
+    source = resolve_source(body.source, settings)
+    if source == "alphavantage" and not settings.alphavantage_api_key:
         raise FieldError(
             "fetch",
             "this server has no Alpha Vantage key (EDESK_ALPHAVANTAGE_API_KEY): send "
+            "`financials` and `prices`, or `source`: keyless",
+        )
+    if source == "keyless" and body.financials is None and not settings.sec_user_agent.strip():
+        raise FieldError(
+            "fetch",
+            "this server has neither an Alpha Vantage key (EDESK_ALPHAVANTAGE_API_KEY) nor "
+            "EDESK_SEC_USER_AGENT (SEC EDGAR's required contact, for keyless data): send "
             "`financials` and `prices` instead",
         )
     try:
-        vendor = AlphaVantage.from_settings(settings)
-        financials, prices = await vendor.fill(
-            body.ticker, call_date, body.financials, body.prices, body.benchmark
+        filled = await fill(
+            settings, source, body.ticker, call_date, body.financials, body.prices, body.benchmark
         )
     except VendorError as exc:
         raise ApiError(502, f"market data: {exc}") from None
-    except ValidationError as exc:
-        raise ApiError(502, f"market data: the vendor's answer did not parse: {exc}") from None
-    return body.model_copy(update={"financials": financials, "prices": prices})
+    log.info("fetched market data for %s: %s", body.ticker, filled.describe())
+    return body.model_copy(update={"financials": filled.financials, "prices": filled.prices})

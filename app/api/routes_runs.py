@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
@@ -29,6 +29,7 @@ from app.api.schemas import (
 )
 from app.exports.pdf import report_pdf
 from app.exports.tables import report_csv_zip, report_xlsx
+from app.market import MarketSource
 from app.service.runs import RunManager
 from app.settings import Settings
 from app.storage import RunInput, RunRecord, ThreadRecord, now
@@ -85,6 +86,7 @@ _BODY_DOC: dict[str, Any] = {
                         "fetch": {"type": "boolean"},
                         "call_date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
                         "benchmark": {"type": "string", "maxLength": 20},
+                        "source": {"type": "string", "enum": list(get_args(MarketSource))},
                     },
                     "additionalProperties": False,
                 }

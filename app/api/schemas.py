@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.market import MarketSource
 from app.storage import RunRecord, RunState
 from core.contract import CallInfo, Report
 from core.inputs import Financials, Prices
@@ -54,6 +55,11 @@ class RunCreate(BaseModel):
     )
     benchmark: str | None = Field(
         default=None, max_length=20, description="with `fetch`: the benchmark ticker (SPY)"
+    )
+    source: MarketSource | None = Field(
+        default=None,
+        description="with `fetch`: alphavantage, keyless (SEC EDGAR statements, Stooq prices) "
+        "or auto; default the server's EDESK_MARKET_SOURCE",
     )
     options: RunOptionsIn = Field(default_factory=RunOptionsIn)
 

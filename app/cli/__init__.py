@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -23,6 +23,7 @@ from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
 from app.llm.factory import ConfigError
 from app.llm.local import LocalModelError
 from app.logs import configure
+from app.market import MarketSource
 from app.service.engine import Engine, RunOutcome
 from app.settings import Settings
 from core.context import RunControl
@@ -115,11 +116,14 @@ async def fetch_inputs(
     settings: Settings,
     financials: Financials | None,
     prices: Prices | None,
+    console: Console | None = None,
 ) -> tuple[Financials | None, Prices | None]:
-    """--fetch: what the files did not give, from Alpha Vantage (cached, rate-limited)."""
+    """--fetch: what the files did not give, from the chosen source (--source, else
+    EDESK_MARKET_SOURCE; cached, rate-limited), saying where each input came from."""
     from datetime import date
 
-    from app.market.alphavantage import AlphaVantage, VendorError
+    from app.market.http import VendorError
+    from app.market.sources import fill
 
     if not args.ticker:
         raise UsageError("--fetch needs --ticker")
@@ -130,10 +134,14 @@ async def fetch_inputs(
     except ValueError:
         raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
     try:
-        vendor = AlphaVantage.from_settings(settings)
-        return await vendor.fill(args.ticker, call_date, financials, prices, args.benchmark)
-    except (VendorError, ValidationError) as exc:
+        filled = await fill(
+            settings, args.source, args.ticker, call_date, financials, prices, args.benchmark
+        )
+    except VendorError as exc:
         raise UsageError(str(exc)) from None
+    if console is not None:
+        console.print(f"market data: {filled.describe()}", highlight=False, markup=False)
+    return filled.financials, filled.prices
 
 
 def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
@@ -153,7 +161,7 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
     financials, prices = read_inputs(args)
     if args.fetch:
-        financials, prices = await fetch_inputs(args, settings, financials, prices)
+        financials, prices = await fetch_inputs(args, settings, financials, prices, console)
     try:
         options = resolve(args, args.pipeline, settings.run_defaults())
     except OptionError as exc:
@@ -200,18 +208,29 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
 
 
-async def fetch_price_files(folder: Path, calls: Path, benchmark: str | None) -> list[str]:
-    """backtest --fetch: TICKER.json (every daily bar the vendor has) for each ticker of the
-    calls, and the benchmark, that `folder` has no file for. Returns the tickers fetched."""
+async def fetch_price_files(
+    folder: Path, calls: Path, benchmark: str | None, source: MarketSource | None = None
+) -> list[str]:
+    """backtest --fetch: TICKER.json (every daily bar the source has: Alpha Vantage, or Stooq
+    when keyless) for each ticker of the calls, and the benchmark, that `folder` has no file
+    for. Returns the tickers fetched."""
     from app.evaluation.backtest import BacktestError, PriceFolder, read_calls
-    from app.market.alphavantage import AlphaVantage, VendorError
+    from app.market.alphavantage import AlphaVantage
+    from app.market.http import VendorError
+    from app.market.sources import resolve_source
+    from app.market.stooq import Stooq
 
     wanted = sorted({c.ticker for c in read_calls(calls).values()} | {benchmark or ""} - {""})
     folder.mkdir(parents=True, exist_ok=True)
     have = PriceFolder(folder)
     missing = [t for t in wanted if have.path(t) is None]
-    try:
-        vendor = AlphaVantage.from_settings(Settings())  # one client: one rate-limit gate
+    settings = Settings()
+    try:  # one client: one rate-limit gate
+        vendor: AlphaVantage | Stooq = (
+            Stooq.from_settings(settings)
+            if resolve_source(source, settings) == "keyless"
+            else AlphaVantage.from_settings(settings)
+        )
         for ticker in missing:
             series = await vendor.series(ticker)
             (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
@@ -227,7 +246,7 @@ def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> in
     try:
         if args.fetch:
             fetched = asyncio.run(fetch_price_files(Path(args.prices), Path(args.calls),
-                                                    args.benchmark))  # fmt: skip
+                                                    args.benchmark, args.source))  # fmt: skip
             if fetched:
                 console.print(f"fetched prices of {', '.join(fetched)}", highlight=False)
         result = backtest(eval_out, Path(args.prices), Path(args.calls), args.benchmark or None)
@@ -269,8 +288,16 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument(
         "--fetch",
         action="store_true",
-        help="fetch statements, prices and EPS consensus for --ticker from Alpha Vantage "
-        "(EDESK_ALPHAVANTAGE_API_KEY; needs --call-date)",
+        help="fetch statements, prices and EPS consensus for --ticker (needs --call-date): "
+        "from Alpha Vantage (EDESK_ALPHAVANTAGE_API_KEY) or keyless (SEC EDGAR statements, "
+        "Stooq prices; EDESK_SEC_USER_AGENT), see --source",
+    )
+    an.add_argument(
+        "--source",
+        choices=get_args(MarketSource),
+        default=None,
+        help="where --fetch gets market data (default EDESK_MARKET_SOURCE, auto: Alpha Vantage "
+        "with a key, else keyless)",
     )
     an.add_argument("--call-date", metavar="YYYY-MM-DD", help="the call's date (for --fetch)")
     add_flags(an)
@@ -296,7 +323,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--fetch",
         action="store_true",
         help="first fetch the daily prices --prices lacks (each call's ticker and the "
-        "benchmark) from Alpha Vantage into it (EDESK_ALPHAVANTAGE_API_KEY)",
+        "benchmark) into it: from Alpha Vantage (EDESK_ALPHAVANTAGE_API_KEY) or keyless from "
+        "Stooq, see --source",
+    )
+    bt.add_argument(
+        "--source",
+        choices=get_args(MarketSource),
+        default=None,
+        help="where --fetch gets prices (default EDESK_MARKET_SOURCE, auto: Alpha Vantage "
+        "with a key, else Stooq)",
     )
     bt.add_argument("--out", help="output folder (default EVAL_OUT/backtest)")
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")

@@ -6,26 +6,32 @@
   `TICKER.json` (`{"symbol", "bars"}` or Alpha Vantage's TIME_SERIES_DAILY), the benchmark's
   too (`SPY.csv`).
 - `--calls FILE`: each call's id, ticker and date: a CSV with columns id,ticker,date, or a
-  manifest.json whose items carry `id`, `ticker` and `call_date` (or `date`).
+  manifest.json whose items carry `id`, `ticker` and `call_date` (or `date`); optional
+  `reported_eps` and `estimated_eps` (the consensus) give the pead baseline its call.
 - The reports: `EVAL_OUT/reports/<model>/<pipeline>/<id>.json`, as `earnings-desk eval` writes.
 
-Writes `OUT/backtest.md` (the table, the calibration table and every call the prices did not
-cover), `backtest.csv`, `per_call.csv`, `calibration.csv` and `calibration.png`."""
+Beside the pipelines, two baselines are scored on the same calls (always_long, pead), and each
+pipeline's paired difference against them and its model's facts pipeline is tabled.
+
+Writes `OUT/backtest.md` (the table, the event study, the baselines, the calibration table and
+every call the prices did not cover), `backtest.csv`, `per_call.csv`, `baselines.csv`,
+`calibration.csv` and `calibration.png`."""
 
 from __future__ import annotations
 
 import csv
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from app.evaluation.stats import paired
 from app.evaluation.summary import write_rows
-from core.backtest import HORIZON_DAYS, Board, Scored, event_returns, label, score
-from core.contract import Horizon, Recommendation
+from core.backtest import HORIZON_DAYS, Board, EventReturn, Scored, event_returns, label, score
+from core.contract import Horizon, Position, Recommendation
 from core.inputs import InputError, PriceSeries, prices_from_text
 from core.metrics import LABEL_KEYS
 
@@ -39,6 +45,26 @@ class CallDate:
     id: str
     ticker: str
     date: date
+    surprise: float | None = None  # reported - estimated EPS (the consensus), when known
+
+
+BASELINE_CONVICTION = 50  # a rule's call carries no confidence: P(up) 0.5 in the Brier score
+EPS_COLUMNS = ("reported_eps", "estimated_eps")
+
+
+def _surprise(path: Path, where: str, row: dict[str, Any]) -> float | None:
+    """reported_eps - estimated_eps when the row gives both; a BacktestError naming the file,
+    row and field when one is not a number."""
+    values = []
+    for field_name in EPS_COLUMNS:
+        raw = str(row.get(field_name) or "").strip()
+        if raw in ("", "None", "null"):
+            return None
+        try:
+            values.append(float(raw))
+        except ValueError:
+            raise BacktestError(f"{path} {where}: {field_name} {raw!r} is not a number") from None
+    return values[0] - values[1]
 
 
 def read_calls(path: Path) -> dict[str, CallDate]:
@@ -74,7 +100,7 @@ def read_calls(path: Path) -> dict[str, CallDate]:
             day = date.fromisoformat(str(raw_date).strip()[:10])
         except ValueError:
             raise BacktestError(f"{path} {where}: date {raw_date!r} is not YYYY-MM-DD") from None
-        out[cid] = CallDate(cid, ticker, day)
+        out[cid] = CallDate(cid, ticker, day, _surprise(path, where, row))
     return out
 
 
@@ -151,6 +177,60 @@ class BacktestResult:
     boards: list[Board]
     per_call: list[dict[str, Any]]
     unpriced: list[str]  # call ids with no date/ticker or no price file
+    against: list[dict[str, Any]] = field(default_factory=list)  # pipeline - baseline rows
+
+
+def baseline_recs(call: CallDate) -> dict[str, Recommendation | None]:
+    """The rules that cost nothing, per horizon alike: always LONG, and post-earnings drift
+    (LONG on an EPS beat of the consensus, SHORT on a miss, NEUTRAL in line; no call when the
+    consensus is not known)."""
+
+    def rec(position: Position, why: str) -> Recommendation:
+        return Recommendation(horizon=Horizon.DAY, position=position,
+                              conviction=BASELINE_CONVICTION, rationale=why)  # fmt: skip
+
+    pead: Recommendation | None = None
+    if call.surprise is not None:
+        pead = rec(
+            Position.LONG if call.surprise > 0 else
+            Position.SHORT if call.surprise < 0 else Position.NEUTRAL,
+            f"EPS surprise {call.surprise:+.2f} vs the consensus",
+        )  # fmt: skip
+    return {"always_long": rec(Position.LONG, "always LONG"), "pead": pead}
+
+
+def _signed(rec: Recommendation | None, ret: EventReturn) -> float | None:
+    """The call's return: sign x raw return (NEUTRAL 0); None without a call or a window."""
+    if rec is None or ret.raw is None:
+        return None
+    sign = {Position.LONG: 1, Position.SHORT: -1, Position.NEUTRAL: 0}[rec.position]
+    return sign * ret.raw
+
+
+def against_baselines(items: list[Scored]) -> list[dict[str, Any]]:
+    """Each model pipeline's paired difference of signed return against each baseline
+    (always_long, pead, and the same model's facts pipeline) on the calls both called, per
+    horizon, with the eval's statistics (95% interval, Wilcoxon p, verdict)."""
+    signed: dict[tuple[str, ...], dict[tuple[str, Horizon], float]] = {}
+    for it in items:
+        value = _signed(it.rec, it.ret)
+        if value is not None:
+            signed.setdefault(it.group, {})[(it.call_id, it.ret.horizon)] = value
+    rows: list[dict[str, Any]] = []
+    for group in signed:
+        if group[0] == "baseline" or group[-1] == "facts":
+            continue
+        bases = [("baseline", "always_long"), ("baseline", "pead"), (*group[:-1], "facts")]
+        for base in bases:
+            if base not in signed:
+                continue
+            for horizon in HORIZON_DAYS:
+                diffs = [v - signed[base][k] for k, v in signed[group].items()
+                         if k[1] == horizon and k in signed[base]]  # fmt: skip
+                if diffs:
+                    rows.append({"group": "/".join(group), "baseline": "/".join(base),
+                                 "horizon": horizon.value, **paired(diffs)})  # fmt: skip
+    return rows
 
 
 def backtest(
@@ -163,6 +243,7 @@ def backtest(
     items: list[Scored] = []
     per_call: list[dict[str, Any]] = []
     unpriced: list[str] = []
+    priced: dict[str, dict[Horizon, EventReturn]] = {}
     for model, pipeline, cid, recs in read_reports(eval_out):
         call = when.get(cid)
         series = folder.get(call.ticker) if call else None
@@ -170,7 +251,7 @@ def backtest(
             why = "no date and ticker in --calls" if call is None else f"no {call.ticker} prices"
             unpriced.append(f"{model}/{pipeline}/{cid}: {why}")
             continue
-        returns = event_returns(series, call.date, bench)
+        returns = priced.setdefault(cid, event_returns(series, call.date, bench))
         by_h = {r.horizon: r for r in recs or []}
         for horizon in HORIZON_DAYS:
             ret = returns[horizon]
@@ -185,8 +266,14 @@ def backtest(
                 "return": _pct(ret.raw), "benchmark": _pct(ret.benchmark),
                 "excess": _pct(ret.excess), "not_covered": ret.missing or "",
                 "no_benchmark": ret.benchmark_missing or "",
+                "car": _pct(ret.car), "no_car": ret.car_missing or "",
             })  # fmt: skip
-    return BacktestResult(score(items), per_call, unpriced)
+    for cid, returns in priced.items():  # the baselines, on the calls the reports priced
+        for name, base in baseline_recs(when[cid]).items():
+            for horizon, ret in returns.items():
+                rec = base.model_copy(update={"horizon": horizon}) if base else None
+                items.append(Scored(("baseline", name), cid, rec, ret))
+    return BacktestResult(score(items), per_call, unpriced, against_baselines(items))
 
 
 def price_labels(
@@ -230,6 +317,8 @@ def write(result: BacktestResult, out: Path) -> list[Path]:
             ],
         ),
     ]
+    if result.against:
+        paths.append(write_rows(out / "baselines.csv", result.against))
     paths.append(_chart(result.boards, out / "calibration.png"))
     md = out / "backtest.md"
     md.write_text(markdown(result), encoding="utf-8")
@@ -268,11 +357,59 @@ def markdown(result: BacktestResult) -> str:
                     f"| {'/'.join(b.group)} | {b.horizon.value} | {c['bin']} | {c['n']} | "
                     f"{_cell(c['mean_p_up'])} | {_cell(c['observed_up'])} |"
                 )
+    car_cols = ["group", "horizon", "car_calls", "mean_signed_car", "car_t", "car_ci_low",
+                "car_ci_high", "car_not_covered"]  # fmt: skip
+    lines += [
+        "",
+        "## Event study (market-model abnormal returns)",
+        "",
+        "Alpha and beta fitted on trading days -250 to -11 before the call against the "
+        "benchmark (at least 120 days); CAR over [0,+1], [0,+4], [0,+20] trading days for 1d, "
+        "1w, 1m. mean_signed_car: mean of sign x CAR over LONG (+1) and SHORT (-1) calls, with "
+        "its t-statistic and 95% bootstrap interval.",
+        "",
+        "| " + " | ".join(car_cols) + " |",
+        "|" + "---|" * len(car_cols),
+    ]
+    for b in result.boards:
+        row = b.row()
+        lines.append("| " + " | ".join(_cell(row[c]) for c in car_cols) + " |")
+    no_car = sorted({f"{r['ticker']} {r['call_date']} {r['horizon']}: {r['no_car']}"
+                     for r in result.per_call if r["no_car"] and r["position"]})  # fmt: skip
+    if no_car:
+        lines += ["", "No abnormal return (market model):", ""] + [f"- {m}" for m in no_car]
+    lines += _against_markdown(result.against)
     missing = [m for b in result.boards for m in b.missing]
     if missing or result.unpriced:
         lines += ["", "## Not covered by the price data", ""]
         lines += [f"- {m}" for m in [*result.unpriced, *missing]]
     return "\n".join(lines) + "\n"
+
+
+def _against_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Against the baselines",
+        "",
+        "Rows baseline/always_long (LONG on every call) and baseline/pead (LONG on an EPS beat "
+        "of the consensus, SHORT on a miss, NEUTRAL in line; the calls file's reported_eps and "
+        "estimated_eps) are scored above like the pipelines, at conviction 50. Here: each "
+        "pipeline's paired difference of signed return (sign x return, NEUTRAL 0) against each "
+        "baseline and its model's facts pipeline, on the calls both called.",
+        "",
+        "| group | baseline | horizon | calls | mean difference | 95% CI | p | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ci = "n/a" if r["ci_low"] is None else f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        p = "n/a" if r["p"] is None else f"{r['p']:.3f}"
+        lines.append(
+            f"| {r['group']} | {r['baseline']} | {r['horizon']} | {r['n']} | "
+            f"{r['mean_diff']:+.4f} | {ci} | {p} ({r['test']}) | {r['verdict']} |"
+        )
+    return lines
 
 
 def _chart(boards: list[Board], path: Path) -> Path:

@@ -28,15 +28,13 @@ from typing import Any
 
 import httpx
 
+from app.market.http import VendorError
 from app.settings import Settings
 from core.inputs import EpsConsensus, Financials, Prices, PriceSeries, QuarterStatement
 
 URL = "https://www.alphavantage.co/query"
 STATEMENTS = ("INCOME_STATEMENT", "BALANCE_SHEET", "CASH_FLOW")
-
-
-class VendorError(RuntimeError):
-    """Alpha Vantage refused or could not answer: the message names ticker and endpoint."""
+__all__ = ["URL", "AlphaVantage", "VendorError"]
 
 
 class AlphaVantage:

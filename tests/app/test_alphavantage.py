@@ -173,7 +173,8 @@ def test_backtest_fetch_fills_the_price_folder(
         "recommendations": recs}}))  # fmt: skip
     calls.write_text("id,ticker,date\nA,NWO,2026-07-01\n", encoding="utf-8")
     args = ["backtest", str(ev), "--prices", str(prices), "--calls", str(calls), "--fetch"]
-    assert main(args) == EXIT_USAGE and "EDESK_ALPHAVANTAGE_API_KEY" in capsys.readouterr().err
+    no_key = [*args, "--source", "alphavantage"]  # asked for by name: refused without a key
+    assert main(no_key) == EXIT_USAGE and "EDESK_ALPHAVANTAGE_API_KEY" in capsys.readouterr().err
     monkeypatch.setenv("EDESK_ALPHAVANTAGE_API_KEY", KEY)
     with respx.mock(assert_all_called=False) as mock:
         route = mock.get(URL).mock(side_effect=vendor)

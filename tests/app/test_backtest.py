@@ -84,6 +84,10 @@ def test_window_past_the_data_and_unpriced_calls_are_listed(world: dict[str, Pat
     assert "local/findebate/C: no date and ticker in --calls" in text
     assert "local/findebate/A 1w: UP: prices end on 2024-01-09, before trading day 5" in text
     assert "local/zero_shot/A 1m: UP: prices end on" in text
+    # 5 bars before the call: no market model, said beside the table, not dropped
+    assert "## Event study (market-model abnormal returns)" in text
+    assert "| local/findebate | 1d | 0 | n/a | n/a | n/a | n/a | 2 |" in text
+    assert "- DOWN 2024-01-08 1d: DOWN: 0 trading days with SPY in the estimation window" in text
 
 
 @pytest.mark.parametrize(
@@ -143,3 +147,48 @@ def test_missing_folders_are_clear(
     assert main(["backtest", str(world["eval"]), "--prices", str(world["root"] / "nope"),
                  "--calls", str(world["calls"])]) == 2  # fmt: skip
     assert "not a folder of price files" in capsys.readouterr().err
+
+
+def test_baselines_are_rows_and_each_pipeline_is_compared_with_them(
+    world: dict[str, Path],
+) -> None:
+    """always_long and pead (from the calls file's EPS and consensus) are scored like the
+    pipelines; each pipeline's paired difference of signed return against each baseline is
+    a table with the eval's statistics."""
+    call = DAYS[5]
+    world["calls"].write_text(
+        "id,ticker,date,reported_eps,estimated_eps\n"
+        f"A,UP,{call},1.20,1.00\nB,DOWN,{call},0.80,1.00\n",
+        encoding="utf-8",
+    )
+    report(world["eval"] / "reports/local/facts/A.json", ("NEUTRAL",) * 3)
+    assert run(world) == 0
+    out = world["eval"] / "backtest"
+    rows = {(r["group"], r["horizon"]): r for r in csv.DictReader((out / "backtest.csv").open())}
+    always = rows[("baseline/always_long", "1d")]
+    assert (always["hits"], always["misses"], always["reports"]) == ("1", "1", "2")
+    pead = rows[("baseline/pead", "1d")]
+    assert (pead["hits"], pead["misses"], pead["hit_rate"]) == ("2", "0", "1.0")
+    against = {(r["group"], r["baseline"], r["horizon"]): r
+               for r in csv.DictReader((out / "baselines.csv").open())}  # fmt: skip
+    # findebate 1d: LONG on UP (+10%) and LONG on DOWN (-5%); pead: +10% and +5%
+    vs_pead = against[("local/findebate", "baseline/pead", "1d")]
+    assert float(vs_pead["mean_diff"]) == pytest.approx(-0.05) and vs_pead["n"] == "2"
+    assert vs_pead["verdict"] == "not significant"
+    vs_long = against[("local/findebate", "baseline/always_long", "1d")]
+    assert float(vs_long["mean_diff"]) == pytest.approx(0.0)
+    vs_facts = against[("local/findebate", "local/facts", "1d")]  # facts: NEUTRAL on A only
+    assert vs_facts["n"] == "1" and float(vs_facts["mean_diff"]) == pytest.approx(0.10)
+    assert not any(k[0] in ("local/facts", "baseline/pead") for k in against)
+    text = (out / "backtest.md").read_text()
+    assert "## Against the baselines" in text and "| baseline/pead | 1d |" in text
+
+
+def test_a_consensus_that_is_not_a_number_names_file_row_and_field(
+    world: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    world["calls"].write_text(
+        f"id,ticker,date,reported_eps,estimated_eps\nA,UP,{DAYS[5]},1.2x,1.0\n", encoding="utf-8"
+    )
+    assert run(world) == 2
+    assert "calls.csv row 2: reported_eps '1.2x' is not a number" in capsys.readouterr().err

@@ -299,6 +299,9 @@ def test_cli_eval_with_prices_backtests_its_reports(
     text = (out / "backtest" / "backtest.md").read_text()
     assert "| local/facts | 1d |" in text or "/facts | 1d |" in text
     assert "NW1_q2_2026: no date and ticker in --calls" in text
+    assert "| baseline/always_long | 1d | 1 | 1 | 0 | 1 | 0 |" in text  # a baseline row
+    assert "| baseline/pead | 1d | 1 | 0 |" in text  # no consensus in the manifest: no call
+    assert "| fake/zero_shot | baseline/always_long | 1d | 1 |" in text
     printed = capsys.readouterr().out
     assert "# Backtest" in printed
     # the decision column reads the prices' labels (up on every horizon: +10% held), not the

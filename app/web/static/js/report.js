@@ -111,6 +111,11 @@ function linkFacts(root, facts, drawer) {
       cell.replaceChildren(h("button", { type: "button", class: "fig grounded fact", dataset: { fact: title },
         title: "Stated in the call: open the passage", onclick: () => open(heading, item, [item.start, item.end]) },
         stated), text.slice(stated.length));
+      // checked against the filing (code): the verdict beside the figure, never a correction
+      if (item.filing) {
+        const differs = item.filing.startsWith("differs");
+        cell.append(h("span", { class: differs ? "filing differs" : "filing" }, ` · ${item.filing}`));
+      }
     });
   };
   rows("Key figures", facts.key_figures || [], (k) => k.label);

@@ -1,0 +1,57 @@
+"""The filing check end to end: `analyze --financials FILE` with the call's quarter named
+(`fiscalPeriod`) puts each comparable key figure's verdict in report.md, report.json and the
+models' data block; the figures stay as the call stated them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import EXIT_OK, main
+from core.filing import check, filed_values
+from core.inputs import financials_from_text
+from core.transcript import parse_transcript
+from nodes.facts import verified
+from tests.conftest import SAMPLE
+
+CSV = (
+    "fiscalDateEnding,fiscalPeriod,source,totalRevenue,operatingIncome\n"
+    "2026-06-30,Q2 2026,Northwind 10-Q (test file),612000000,75000000\n"
+    "2026-03-31,Q1 2026,Northwind 10-Q (test file),600000000,70000000\n"
+)
+
+
+def test_analyze_checks_the_key_figures_against_the_filing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "filed.csv").write_text(CSV, encoding="utf-8")
+    args = ["analyze", str(SAMPLE), "--pipeline", "zero_shot", "--financials",
+            str(tmp_path / "filed.csv"), "--out", str(tmp_path / "out")]  # fmt: skip
+    assert main(args) == EXIT_OK, capsys.readouterr()
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert (
+        "| Revenue | $612 million | Q2 2026 | matches the filing (Northwind 10-Q (test file), "
+        "totalRevenue) |" in md
+    )
+    assert "| $71 million | Q2 2026 | differs from the filing (filed: $75.0 million;" in md
+    rows = json.loads((tmp_path / "out" / "report.json").read_text())["facts"]["key_figures"]
+    by = {r["metric"]: r for r in rows}
+    assert by["revenue"]["filing"].startswith("matches the filing")
+    assert by["operating_income"]["value"] == 71e6  # never corrected
+    assert by["operating_income"]["filing"].startswith("differs from the filing (filed: $75.0")
+    assert by["eps"]["filing"] is None  # adjusted EPS: no filed adjusted value
+
+
+def test_the_models_data_block_carries_the_verdicts() -> None:
+    from core.facts import call_facts
+
+    fin = financials_from_text(CSV, csv_format=True)
+    facts = check(call_facts(parse_transcript(SAMPLE.read_text())), filed_values(fin, "given"))
+    block = verified({"facts": facts})["facts"]
+    assert "- Filing check, Revenue $612 million (Q2 2026): matches the filing" in block
+    assert "filed: $75.0 million" in block
