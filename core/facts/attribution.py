@@ -206,6 +206,10 @@ _PNL_ADJUSTED = words(
 )
 
 
+# and what "all figures are non-GAAP unless noted" covers besides
+_ALSO_ADJUSTED = frozenset(["free_cash_flow"])
+
+
 def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | None:
     adjusted = [m.start() for m in _ADJUSTED.finditer(text)]
     gaap = [m.start() for m in _GAAP.finditer(text)] + [
@@ -219,10 +223,21 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
         return "organic"
     if role == "change" and metric.name == "revenue" and call.organic_revenue_by_default:
         return "organic"
-    if call.adjusted_by_default and metric.name in _PNL_ADJUSTED:
+    if (
+        call.adjusted_by_default
+        and metric.name not in call.adjusted_except
+        and (metric.name in _PNL_ADJUSTED or (call.adjusted_all and metric.name in _ALSO_ADJUSTED))
+    ):
         return "adjusted"
     if metric.name in call.non_gaap_metrics:
         return "adjusted"  # "our remarks include non-GAAP measures, including operating income"
+    if (
+        "operating_income" in call.non_gaap_metrics
+        and metric.level in ("rate", "per_share")
+        and re.search(r"\boperating (?:income |earnings )?(?:return|eps|earnings per)|\bon "
+                      r"operating (?:income|earnings)\b", text, re.I)
+    ):  # fmt: skip
+        return "adjusted"  # "operating return on equity", "the tax rate on operating income"
     return None
 
 
@@ -412,6 +427,8 @@ _AFTER_METRIC = re.compile(
     r"q[1-4])|(?:and|or)\s+(?:approximately |about )?[$€£]?\d)",
     re.IGNORECASE,
 )
+# ratios where better is lower: an improvement is a decrease
+_LOWER_IS_BETTER = frozenset(["combined_ratio", "efficiency_ratio"])
 _THRESHOLD = re.compile(
     r"\b(?:with|having|of)\s+(?:[\w-]+\s+){0,3}(?:over|above|more than|greater than|at least|"
     r"exceeding|in excess of)\s+$",
@@ -720,6 +737,12 @@ def _bind(
     if role == "change":
         if up_down is not None and _DOWN.match(up_down.lower().split()[0]):
             value = -abs(value)
+        elif (
+            metric.name in _LOWER_IS_BETTER
+            and up_down is not None
+            and re.match(r"improv|better", up_down, re.I)
+        ):
+            value = -abs(value)  # "the combined ratio, an improvement of 2.7 points": it fell
         elif up_down is None:
             return None
     elif (
@@ -848,6 +871,14 @@ def _figure_period(
         ):
             # "in the third quarter of last year"
             return replace(first.period, year=call.period.year - 1)  # fmt: skip
+        if (
+            first.rel == "prior_y"
+            and anchor is not None
+            and anchor.period is not None
+            and anchor.period.kind in ("FY", "H", "9M", "6M")
+            and anchor.period.year is not None
+        ):  # "$4.86 for the fiscal year, versus $6.02 last year": last year's year
+            return replace(anchor.period, year=anchor.period.year - 1)
         got = resolve(first, call.period, forward=False)
         if (
             got is not None

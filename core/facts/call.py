@@ -136,6 +136,10 @@ class CallIdentity:
     adjusted_guidance: bool = False  # "our EPS guidance excludes non-GAAP adjustments"
     # metrics the call declares non-GAAP ("non-GAAP measures, including operating income")
     non_gaap_metrics: frozenset[str] = frozenset()
+    # "all figures are non-GAAP unless noted" (not "earnings and margin figures are adjusted"):
+    # free cash flow too; the metrics it names as exceptions ("other than revenue") are not
+    adjusted_all: bool = False
+    adjusted_except: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -292,6 +296,10 @@ def call_period(sents: Sequence[Sentence]) -> Period | None:
     return Period("Q", n, year)
 
 
+# a default basis that names what it covers: "earnings, margin and expense figures are adjusted"
+_PNL_SCOPE = re.compile(r"\b(?:earnings|margins?|expenses?|eps|income|profits?)\b", re.I)
+_EXCEPT = re.compile(r"\b(?:other than|except(?: for)?|excluding)\s+(?P<what>[^.;]{3,80}?)\s+"
+                     r"(?:are|is|were)\b", re.IGNORECASE)  # fmt: skip
 _NON_GAAP_LIST = re.compile(
     r"\bnon-gaap (?:financial )?measures?,?\s+(?:including|such as|like|namely)\s+"
     r"(?P<a>[^.;]{3,160})|(?P<b>[^.;]{3,120}?)\s+(?:is|are) (?:a |both )?non-gaap "
@@ -360,5 +368,11 @@ def identify(
         adjusted_guidance=bool(_ADJUSTED_GUIDANCE.search(" ".join(s.text for s in sents)))
         or basis in ("adjusted", "non-gaap", "core"),
         non_gaap_metrics=_non_gaap_metrics(text),
+        adjusted_all=adjusted is not None and not _PNL_SCOPE.search(adjusted.group(0)),
+        adjusted_except=frozenset(
+            x.metric.name
+            for m in _EXCEPT.finditer(adjusted.group(0) if adjusted else "")
+            for x in metric_matches(m.group("what"))
+        ),
         notes=notes,
     )

@@ -99,12 +99,13 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
 
 
 def _eligible(s: Sentence) -> bool:
-    """Management's prepared remarks (or a transcript without speakers or sections)."""
+    """What management says: its prepared remarks and its answers (or a transcript without
+    speakers), never an analyst's question or the operator."""
     if _SAFE_HARBOR.search(s.text):
         return False
-    if s.turn.speaker and not is_management(s.turn.speaker):
-        return False
-    return not is_qa(s.turn.section)
+    if s.turn.speaker:
+        return is_management(s.turn.speaker)
+    return not is_qa(s.turn.section)  # a Q&A section without speakers: questions and answers
 
 
 def _label(a: Attributed) -> str:
@@ -268,7 +269,10 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                 return "raised" if new_mid > old[0].value else (
                     "lowered" if new_mid < old[0].value else "reaffirmed")  # fmt: skip
         moved = _FROM_OLD.match(sentence, item.fig.start + len(item.fig.text))
-        if moved is not None and _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60):
+        if moved is not None and (
+            _PREVIOUSLY.search(moved.group(0))
+            or _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60)
+        ):
             old = figures_in(sentence[moved.end() :])
             if old and old[0].start == 0 and old[0].kind == item.fig.kind:
                 old_mid = old[0].value
@@ -276,6 +280,8 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                     r"\s*(?:to|-|–)\s*", sentence[moved.end() :][len(old[0].text) : old[1].start]
                 ):
                     old_mid = (old[0].value + old[1].value) / 2
+                if moved.group("dir") and re.search(r"decline|decrease", moved.group("dir"), re.I):
+                    old_mid = -abs(old_mid)  # "a decline of 1% to 3%"
                 new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
                 if new_mid != old_mid:
                     return "raised" if new_mid > old_mid else "lowered"
@@ -284,9 +290,16 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
     return found.pop() if len(found) == 1 else None
 
 
-# "$1.10 to $1.30, down from $1.80 to $2.00 previously": a new range against the old one
-_FROM_OLD = re.compile(r"\s*,?\s*(?:up|down|revised|changed|increased|decreased|lowered|raised)?"
-                       r"\s*from\s+(?:approximately |about )?", re.IGNORECASE)  # fmt: skip
+# "$1.10 to $1.30, down from $1.80 to $2.00 previously", "versus our prior guidance of a
+# decline of 1% to 3%": a new range against the old one
+_FROM_OLD = re.compile(
+    r"\s*,?\s*(?:(?:up|down|revised|changed|increased|decreased|lowered|raised)?\s*from|"
+    r"(?:[\w' ]{0,40}?,\s*)?(?:versus|vs\.?|compared (?:to|with))\s+(?:our |the )?"
+    r"(?:prior|previous|earlier|original|initial) (?:guidance|outlook|range|expectations?|"
+    r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about )?"
+    r"(?P<dir>(?:an? )?(?:decline|decrease|increase|growth) of\s+)?",
+    re.IGNORECASE,
+)
 _PREVIOUSLY = re.compile(
     r"\b(?:previously|prior|previous|earlier|initially|originally|last quarter|in (?:our|the) "
     r"(?:last|prior) (?:call|update))\b",

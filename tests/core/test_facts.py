@@ -67,7 +67,8 @@ def test_guidance_ranges_periods_and_stated_direction() -> None:
     assert revenue.direction == "raised" and eps.direction == "reaffirmed"
     assert (eps.low, eps.high, eps.period) == (5.10, 5.20, "FY 2022")
     assert t.text[revenue.start : revenue.end] == revenue.text
-    assert ("gross_margin", None) not in g  # the Q&A's answers are not the prepared outlook
+    margin = g[("gross_margin", None)]  # the CFO's answer in the Q&A is management's outlook
+    assert (margin.low, margin.period, margin.section) == (41, "Q4 2022", "Q&A")
 
 
 # -- the classes of error of issue 26, one sentence each --------------------------------------
@@ -409,6 +410,40 @@ We now have 2,947 customers with ARR over $100,000.
     assert (rows["$2.46 billion"].metric, rows["$118 million"].metric) == (
         "premiums", "catastrophe_losses")  # fmt: skip
     assert "$100,000" not in rows  # a threshold, not a level
+
+
+def test_lessons_of_a_second_cold_review() -> None:
+    text = """Operator
+Welcome to the Nimbus fourth quarter 2022 earnings call.
+
+Dana Cho -- Chief Financial Officer
+All financial measures other than revenue are non-GAAP unless noted. Our remarks include non-GAAP measures, including operating income.
+Free cash flow was $236 million in the fourth quarter of 2022.
+Operating return on equity was 14.2% for the quarter.
+Adjusted EPS for the fiscal year were $4.86, versus $6.02 last year.
+The fourth quarter combined ratio was 93.1%, an improvement of 2.7 points.
+We now expect full year 2023 net interest income to decline 4% to 6% compared with 2022, versus our prior guidance of a decline of 1% to 3%.
+
+Questions and Answers:
+
+Sam Lee -- Acme -- Analyst
+Could margins reach 20% in 2023?
+
+Dana Cho -- Chief Financial Officer
+We expect a 2023 operating margin of 16.5% to 17%.
+"""  # noqa: E501
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert rows["$236 million"].basis == "adjusted"  # "all financial measures other than revenue"
+    assert rows["14.2%"].basis == "adjusted"  # operating income is declared non-GAAP
+    eps = rows["$4.86"]
+    assert eps.period == "FY 2022" and eps.prior is not None and eps.prior.period == "FY 2021"
+    ratio = rows["93.1%"]
+    assert ratio.change is not None and ratio.change.value == -2.7  # better is lower
+    g = {x.text: x for x in facts.guidance}
+    assert g["4% to 6%"].direction == "lowered"
+    assert g["16.5% to 17%"].metric == "operating_margin"  # management's answer counts
+    assert "20%" not in g  # the analyst's question does not
 
 
 @pytest.mark.parametrize(
