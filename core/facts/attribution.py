@@ -434,6 +434,11 @@ _THRESHOLD = re.compile(
     r"exceeding|in excess of)\s+$",
     re.IGNORECASE,
 )
+_BOUGHT_BACK = re.compile(
+    r"\b(?:we|[A-Z][\w/&.'’-]*)\s+(?:repurchased|bought back)\s+(?:approximately |about |"
+    r"nearly )?(?:[\d.,]+\s+(?:million\s+)?shares\s+(?:of (?:our )?(?:common )?stock\s+)?"
+    r"(?:for|totaling|worth)\s+|)(?:approximately |about |nearly )?$"
+)
 _EARNED = re.compile(r"\b(?:we|[A-Z][\w/&.'’-]*)\s+earned\s+(?:approximately |about |nearly )?$")
 
 
@@ -510,9 +515,12 @@ def _bind(
         subject_seg = _segment_growth(sentence, fig, ca, last, company_words)
         if subject_seg is not None:
             metric_match = MetricMatch(METRIC_BY_NAME["revenue"], fig.start, fig.start)
-    # 1c. "Cullen/Frost earned $109.8 million or $1.73 per share": what a company earned
+    # 1c. "Cullen/Frost earned $109.8 million or $1.73 per share": what a company earned;
+    #     "we repurchased 1.2 million shares for $95 million": what it spent on buybacks
     if metric_match is None and unit == "money" and _EARNED.search(sentence, ca, fig.start):
         metric_match = MetricMatch(METRIC_BY_NAME["net_income"], fig.start, fig.start)
+    if metric_match is None and unit == "money" and _BOUGHT_BACK.search(sentence, ca, fig.start):
+        metric_match = MetricMatch(METRIC_BY_NAME["buyback"], fig.start, fig.start)
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start

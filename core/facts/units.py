@@ -22,6 +22,13 @@ def unit_of(fig: Figure, sentence: str) -> str:
         return "percent"
     if fig.kind == "percent":
         return "percent"
+    if fig.kind != "money" and re.match(
+        r"\s*(?:[\w-]+\s+)?(?:shares|units|customers|members|"
+        r"subscribers|accounts|employees|users)\b",
+        after,
+        re.I,
+    ):
+        return "number"  # "1.2 million shares": a count, not an amount
     if fig.kind == "money" or re.search(r"(?:million|billion|thousand|trillion)\b", fig.text, re.I):
         return "money"
     return "number"

@@ -446,6 +446,17 @@ We expect a 2023 operating margin of 16.5% to 17%.
     assert "20%" not in g  # the analyst's question does not
 
 
+def test_buybacks_in_money_and_share_counts_are_not_amounts() -> None:
+    text = """Welcome to the Omega second quarter 2023 earnings call.
+We repurchased 1.2 million shares for $95 million during the quarter.
+Total average HFI loans grew by 7% in the quarter.
+"""
+    rows = _by_text(_rows(text))
+    assert "1.2 million" not in rows  # a count of shares, not an amount
+    assert (rows["$95 million"].metric, rows["$95 million"].period) == ("buyback", "Q2 2023")
+    assert rows["7%"].segment is None  # held for investment is a kind of loan, not a part
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
