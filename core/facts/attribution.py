@@ -602,6 +602,8 @@ def _bind(
     to_level = False
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
+        # "$512 million in the quarter, up 21%": the quarter's words are the level's
+        between = re.sub(r"^\s*(?:in|for|during) (?:the|this) (?:quarter|period)\b", "", between)
         restated = last.metric.level == "volume" and re.fullmatch(
             r"\s*,?\s*or\s+(?:approximately |about |roughly )?",
             between[len(with_volume_unit(last.fig, sentence)) - len(last.fig.text) :],
@@ -625,8 +627,9 @@ def _bind(
                 r"(?:(?:year[- ](?:over|on)[- ]year|sequential|quarterly|"
                 rf"organic|strong|solid)\s+)*(?:(?:{_CHANGE_UP}|{_CHANGE_DOWN}|increase|decrease|"
                 r"decline|improvement|gain|rise)(?:\s+(?:of|by))?|or(?:\s+an?\s+(?:increase|decrease|"
-                r"decline)\s+of)?)\s+(?:approximately |about |nearly |roughly |almost |more than "
-                r"|over )?",
+                r"decline)\s+of)?|(?:representing|reflecting|implying)\s+(?:(?:year[- ]over[- ]"
+                r"year|organic|reported)\s+)?(?:growth|an?\s+(?:increase|decrease|decline))\s+of)\s+"
+                r"(?:approximately |about |nearly |roughly |almost |more than |over )?",
                 between,
                 re.IGNORECASE,
             )

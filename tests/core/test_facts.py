@@ -457,6 +457,18 @@ Total average HFI loans grew by 7% in the quarter.
     assert rows["7%"].segment is None  # held for investment is a kind of loan, not a part
 
 
+def test_a_change_after_the_quarters_words_and_representing_growth() -> None:
+    text = """Welcome to the Omega second quarter 2023 earnings call.
+Revenue was $512 million in the quarter, representing growth of 21%.
+Gross profit was $200 million in the quarter, up 9%.
+Our dollar-based net retention rate was 118% in the quarter.
+"""
+    rows = _by_text(_rows(text))
+    assert rows["$512 million"].change is not None and rows["$512 million"].change.value == 21
+    assert rows["$200 million"].change is not None and rows["$200 million"].change.value == 9
+    assert (rows["118%"].metric, rows["118%"].segment) == ("net_retention", None)
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
