@@ -28,9 +28,10 @@ from core.contract import (
     plain_line,
 )
 from core.facts import facts_markdown
-from core.grounding import check_numbers, grounding_sources
+from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
 from core.market import scorecard
+from core.provenance import grounding_sources
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import Draft, PipelineState
 from nodes.tracing import NodeFn
@@ -105,7 +106,8 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     final, body, section = _final_text(state)
     failures = list(state.get("failures", []))
     transcript = state["transcript"]
-    numbers = check_numbers(body, grounding_sources(transcript, state.get("financials")))
+    sources = grounding_sources(transcript, state.get("financials"), state.get("prices"))
+    numbers = check_numbers(body, sources)
     numbers = [n if n.grounded else n.model_copy(update={"flagged": True}) for n in numbers]
     body, footnotes = _footnote(body, numbers, state.get("fact_check"))
     passages = _passages(state)
@@ -169,8 +171,8 @@ def _footnote(
         if m:
             body = body[: m.end()] + mark + body[m.end() :]
         lines.append(
-            f"{mark}: **Unverified:** {n.text} is not stated in the transcript or the "
-            f"financial data ({checked})."
+            f"{mark}: **Unverified:** {n.text} is not stated in the call, the statements, the "
+            f"market data or the consensus, nor computed from them ({checked})."
         )
     return body, "\n".join(lines)
 
