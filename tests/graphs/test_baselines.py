@@ -42,6 +42,26 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
     assert out.report.evidence.passages == []
 
 
+async def test_zero_shot_gets_the_call_and_the_task_only(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """FinDebate's zero-shot baseline has "no additional information": the run extracts call
+    facts (for the report's own section) but the writer's prompt never carries them; the
+    synthesizer in findebate does."""
+    writer = Script.of(default="report")
+    models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
+    async with fake_engine(models) as engine:
+        out = await engine.run("zero_shot", parse_transcript(sample_text))
+    assert out.report is not None and out.report.facts is not None  # facts were extracted
+    prompt = writer.calls[0].text
+    assert "Call facts (extracted by code)" not in prompt
+    assert "Executive summary" in prompt and "Northwind" in prompt
+    fd = findebate_models(block())
+    async with fake_engine(fd) as engine:
+        await engine.run("findebate", parse_transcript(sample_text))
+    assert "Call facts (extracted by code)" in fd.script("synthesizer").calls[0].text
+
+
 async def test_zero_shot_degraded_when_block_never_parses(
     fake_engine: Any, sample_text: str
 ) -> None:
