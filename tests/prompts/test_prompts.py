@@ -46,6 +46,7 @@ VARS = {
     "question": "QUESTION-SLOT",
     "briefing": "BRIEFING-SLOT",
     "history": "HISTORY-SLOT",
+    "requirements": "REQUIREMENTS-SLOT",
     "bull": "BULL-SLOT",
     "bear": "BEAR-SLOT",
     "scorecard": '{"rsi_14": 55.0}',
@@ -401,3 +402,12 @@ def test_the_stress_analyst_reads_the_winning_thesis_not_the_case_file() -> None
     assert "THESIS-SLOT" in p.system and "DECISION-SLOT" in p.user
     for other in ("BRIEFING-SLOT", "HISTORY-SLOT"):
         assert other not in p.system + p.user, other
+
+
+def test_si4fin_writer_keeps_the_conversation_and_the_analyst_gives_trends() -> None:
+    edit = prompts.render("conversation/writer", **VARS)
+    assert "## The client's requirements (from the start of the conversation)\n" in edit.user
+    assert "REQUIREMENTS-SLOT" in edit.user and "HISTORY-SLOT" in edit.user
+    assert "## Financial data\nFINANCIALS-SLOT" in edit.system
+    analyst = " ".join(prompts.render("conversation/analyst", **VARS).user.split())
+    assert "trends across the quarters" in analyst and "Check every figure" not in analyst
