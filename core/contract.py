@@ -453,6 +453,12 @@ class Report(BaseModel):
         description="call facts computed from the transcript by code (no model): key figures, "
         "guidance, tone, Q&A themes, highlights",
     )
+    appendix: str | None = Field(
+        default=None,
+        description="sections written by code (call facts, consensus) kept out of `markdown` "
+        "where the pipeline's paper fixes the report's format (SI4Fin's five sections, SAS's "
+        "memo), so that format can be checked on its own; a separate block of the page and PDF",
+    )
     failures: list[NodeFailure] = Field(default_factory=list)
     evidence: Evidence = Field(default_factory=Evidence)
     trace: list[NodeTrace] = Field(default_factory=list)

@@ -36,6 +36,9 @@ from core.recommendations import render_missing_recommendations, render_recommen
 from core.state import Draft, PipelineState
 from nodes.tracing import NodeFn
 
+# Pipelines whose paper fixes the report's format (SI4Fin's five sections, SAS's investment
+# memo): what code writes (call facts, consensus) goes to `Report.appendix`, not into the text.
+FIXED_FORMAT: frozenset[str] = frozenset({"conversation", "adversarial"})
 _MODEL_HEADING = re.compile(r"^(#{1,6})\s*recommendations?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -123,11 +126,17 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         )
     header = _header(state, final.model, ctx.model_note, injections)
     facts = state.get("facts")
+    code: list[str] = []
     if facts is not None:  # code's section first, then the model's prose
-        header = f"{header}\n\n{facts_markdown(facts)}"
+        code.append(facts_markdown(facts))
     fin = state.get("financials")
     if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
-        header = f"{header}\n\n**Against consensus (data vendor):** {fin.consensus.text()}"
+        code.append(f"**Against consensus (data vendor):** {fin.consensus.text()}")
+    appendix = None
+    if state["pipeline"] in FIXED_FORMAT:
+        appendix = "\n\n".join(code) or None
+    elif code:
+        header = "\n\n".join([header, *code])
     return Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",
@@ -137,6 +146,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         markdown=f"{header}\n\n{body}{footnotes}\n\n{section}",  # the report ends in its calls
         recommendations=final.recommendations or [],
         facts=facts,
+        appendix=appendix,
         failures=failures,
         evidence=Evidence(
             passages=passages,

@@ -357,6 +357,7 @@ async def test_each_role_sees_what_the_sas_paper_gives_it(
     m.scripts["bull"], m.scripts["bear"] = numbered("bull"), numbered("bear")
     out = await run(fake_engine, m, sample_text)
     assert out.report is not None and out.report.facts is not None
+    assert out.report.appendix and "**Key figures**" not in out.report.markdown  # memo format
     bull, bear = m.script("bull").calls, m.script("bear").calls
     assert len(bull) == 4 and len(bear) == 3  # opening, rebuttal, press (bull), closing
     for call in [*bull, *bear]:

@@ -182,3 +182,19 @@ async def test_the_analyst_gives_trend_insight_from_the_quarters(
     await run(fake_engine, m, sample_text)
     prompt = " ".join(m.script("analyst").calls[0].text.split())
     assert "trends across the quarters" in prompt and "Check every figure" not in prompt
+
+
+async def test_code_written_sections_stay_outside_the_papers_five_sections(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """SI4Fin fixes the report's format: the call facts go to `appendix` (report.json, a block
+    of their own on the page and in the PDF), so the Markdown is the title, the five sections
+    and the canonical recommendations."""
+    import re
+
+    out = await run(fake_engine, models("TERMINATE"), sample_text)
+    r = out.report
+    assert r.facts is not None and r.appendix is not None
+    assert "**Key figures**" in r.appendix and "Key figures" not in r.markdown
+    headings = re.findall(r"^## (.+)$", r.markdown, re.MULTILINE)
+    assert headings == [*SECTIONS, "Recommendations"], headings

@@ -294,8 +294,14 @@ export function renderReport(run, drawer) {
 
   const md = renderMarkdown(report.markdown, { onCite: openChunk });
   tagApparatus(md);
-  linkFacts(md, report.facts, drawer);
+  // where the paper fixes the report's format, code's sections come as a block of their own
+  const appendix = report.appendix ? renderMarkdown(report.appendix, { headingShift: 1 }) : null;
+  linkFacts(appendix || md, report.facts, drawer);
   markFigures(md, report.evidence?.numbers, openFigure);
+  const reportTab = appendix
+    ? h("div", {}, md, h("aside", { class: "appendix" },
+        h("h3", {}, "Written by code, outside the report's format"), appendix))
+    : md;
 
   const nums = report.evidence?.numbers || [];
   const figureTable = nums.length
@@ -350,7 +356,7 @@ export function renderReport(run, drawer) {
       h("span", { class: "fig grounded legend" }, "found in the call"), " ",
       h("span", { class: "fig ungrounded legend" }, "not found")),
     tabs([
-      ["Report", md],
+      ["Report", reportTab],
       ["Evidence", h("div", {}, factCheck, figureTable, passageList.length ? h("h4", {}, "Passages the analysis used") : null, h("ul", { class: "passages" }, passageList))],
       ["Log", logPanel],
       ["Trace", trace],
