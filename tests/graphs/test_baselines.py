@@ -121,3 +121,28 @@ async def test_retriever_option_and_standard_rag_pinned_to_dense(
             "standard_rag", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
         )
     assert seen == ["hybrid", "bm25", "dense"]
+
+
+async def test_standard_rag_keeps_the_general_embedding_findebate_the_financial_one(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The paper's contrast: with a financial embedding model configured, findebate indexes and
+    searches with it while standard_rag keeps the general model; without, both use the
+    general one."""
+
+    def names(index: Any) -> set[str]:
+        return {c if isinstance(c, str) else c.name for c in index._client.list_collections()}
+
+    transcript = parse_transcript(sample_text)
+    models = findebate_models(block())
+    async with fake_engine(models, financial_embeddings="fake") as engine:
+        general, financial = engine.context.index, engine.context.financial_index
+        assert financial is not None and financial is not general
+        await engine.run("findebate", transcript)
+        await engine.run("standard_rag", transcript)
+        fin_names, gen_names = names(financial), names(general)
+    assert any("-rec" in n for n in fin_names) and not any("-fix" in n for n in fin_names)
+    assert any("-fix" in n for n in gen_names) and not any("-rec" in n for n in gen_names)
+    async with fake_engine(findebate_models(block())) as engine:
+        assert engine.context.financial_index is None
+        assert engine.context.index_for("financial") is engine.context.index
