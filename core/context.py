@@ -56,14 +56,27 @@ class WordBudget:
     transcript: int | None = None
 
 
+# Which embedding model a retrieval uses (FinDebate's contrast: general vs financial).
+Embedding = Literal["general", "financial"]
+
+
 @dataclass(frozen=True)
 class RunContext:
     models: ModelSource
     index: TranscriptIndex
     options: RunOptions
+    # findebate's index when a financial embedding model is configured (none: `index`)
+    financial_index: TranscriptIndex | None = None
     model_note: str | None = None
     control: RunControl = field(default_factory=RunControl)
     words: WordBudget = field(default_factory=WordBudget)
+
+    def index_for(self, embedding: Embedding) -> TranscriptIndex:
+        """The index a pipeline's retrieval uses: the general embedding model's (standard_rag,
+        the paper's baseline) or, for findebate, the financial one when configured."""
+        if embedding == "financial" and self.financial_index is not None:
+            return self.financial_index
+        return self.index
 
     def call_text(self, transcript: Transcript, query: str = CALL_QUERY) -> Fit:
         """The call for a prompt: whole when the model's window holds it, else cut by relevance

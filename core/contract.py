@@ -100,6 +100,16 @@ class NumberCheck(BaseModel):
     kind: Literal["percent", "money", "plain"]
     grounded: bool
     source_text: str | None = Field(default=None, description="the matching figure in the source")
+    origin: Literal["call", "statements", "computed", "market", "consensus", "unsupported"] = Field(
+        default="unsupported",
+        description="where the figure comes from: stated in the call, stated in the "
+        "statements, computed by code from them, market data, the vendor's consensus",
+    )
+    provenance: str | None = Field(
+        default=None,
+        description="the detail: the call's span, the statement field and quarter, the formula "
+        "and its operands, the series, date and indicator, the consensus field",
+    )
     source_index: int | None = Field(
         default=None, description="which source matched: 0 = the transcript, 1 = the financials"
     )
@@ -112,6 +122,14 @@ class NumberCheck(BaseModel):
     flagged: bool = Field(
         default=False, description="still ungrounded after the fact-check; footnoted"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _origin_of_older_reports(cls, data: Any) -> Any:
+        """Reports stored before provenance: the origin follows from where the figure matched."""
+        if isinstance(data, dict) and "origin" not in data and data.get("grounded"):
+            return {**data, "origin": "statements" if data.get("source_index") == 1 else "call"}
+        return data
 
 
 class Citation(BaseModel):
@@ -440,6 +458,12 @@ class Report(BaseModel):
         default=None,
         description="call facts computed from the transcript by code (no model): key figures, "
         "guidance, tone, Q&A themes, highlights",
+    )
+    appendix: str | None = Field(
+        default=None,
+        description="sections written by code (call facts, consensus) kept out of `markdown` "
+        "where the pipeline's paper fixes the report's format (SI4Fin's five sections, SAS's "
+        "memo), so that format can be checked on its own; a separate block of the page and PDF",
     )
     failures: list[NodeFailure] = Field(default_factory=list)
     evidence: Evidence = Field(default_factory=Evidence)

@@ -1,4 +1,6 @@
-"""Numeric grounding: is each number the report states also stated in the transcript?
+"""Numeric grounding: where does each number the report states come from? The call, the
+statements, a change computed by code, market data, the vendor's consensus, or nowhere
+(`core/provenance.py` builds the non-call sources).
 
 Numbers are compared by value after unit and scale normalisation, within the rounding of the
 less precise of the two ("$1.54 billion" matches "1,543.1 million"; "10.7%" matches
@@ -8,12 +10,11 @@ less precise of the two ("$1.54 billion" matches "1,543.1 million"; "10.7%" matc
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from core.contract import NumberCheck
-from core.inputs import Financials
-from core.transcript import Transcript
 
 _SCALES: dict[str, float] = {
     "thousand": 1e3,
@@ -102,38 +103,85 @@ def same_figure(a: Figure, b: Figure) -> bool:
     ) + 1e-9
 
 
-def check_numbers(report_text: str, sources: list[str]) -> list[NumberCheck]:
-    """One check per distinct figure in the report, grounded if any source states that value.
-    A grounded figure says where: the index of the source (0 = the transcript) and the
-    character span of the matching figure in it."""
-    source_figures = [(i, f) for i, s in enumerate(sources) for f in extract_figures(s)]
+Origin = Literal["call", "statements", "computed", "market", "consensus"]
+_RANK: dict[str, int] = {"call": 0, "statements": 1, "consensus": 2, "computed": 3, "market": 4}
+
+
+@dataclass(frozen=True)
+class Known:
+    """A figure the report may state that is not a span of the call: a statement line, a change
+    computed by code, a market-data value or the vendor's consensus, with where it comes from
+    (`detail`: the field and quarter, the formula and operands, the series, date and indicator).
+    Values are magnitudes: a change is written "fell 7.4%" as often as "-7.4%"."""
+
+    figure: Figure
+    origin: Origin
+    detail: str
+    source_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What a report's figures may rest on: texts that state figures (0 = the call; a later text
+    is read as the statements, as plain strings always were) and figures with known provenance."""
+
+    texts: tuple[str, ...]
+    known: tuple[Known, ...] = ()
+
+    def as_texts(self) -> list[str]:
+        """The texts plus one line of the known figures, for what needs plain text (the
+        constrained decoder's grammar of allowed figures)."""
+        extra = " ; ".join(k.figure.text for k in self.known)
+        return [*self.texts, extra] if extra else list(self.texts)
+
+
+def _stated(texts: Sequence[str]) -> list[Known]:
+    out: list[Known] = []
+    for i, text in enumerate(texts):
+        for f in extract_figures(text):
+            where = "the call" if i == 0 else f"source {i}"
+            detail = f"{where}, characters {f.start}-{f.start + len(f.text)}"
+            out.append(Known(f, "call" if i == 0 else "statements", detail, i))
+    return out
+
+
+def check_numbers(report_text: str, sources: Sequence[str] | Sources) -> list[NumberCheck]:
+    """One check per distinct figure in the report, with its provenance: the call (the span of
+    the matching figure in it), the statements, a change computed by code, market data or the
+    vendor's consensus; `grounded=False` (origin "unsupported") when none states that value.
+    Plain strings are read as before: the first is the call, the next the statements."""
+    src = sources if isinstance(sources, Sources) else Sources(tuple(sources))
+    known = _stated(src.texts) + list(src.known)
     checks: list[NumberCheck] = []
     seen: set[str] = set()
     for fig in extract_figures(report_text, skip_apparatus=True):
         if fig.text in seen:
             continue
         seen.add(fig.text)
-        # the closest matching figure is the one cited (first one on a tie)
-        candidates = [(i, s) for i, s in source_figures if same_figure(fig, s)]
-        found = min(candidates, key=lambda c: abs(c[1].value - fig.value), default=None)
-        match = found[1] if found else None
+        # the closest matching figure is the one cited (the call first, then the order given)
+        candidates = [k for k in known if same_figure(fig, k.figure)]
+        match = min(
+            candidates,
+            key=lambda k: (round(abs(k.figure.value - fig.value), 9), _RANK[k.origin]),
+            default=None,
+        )
         lo, hi = max(0, fig.start - 50), min(len(report_text), fig.start + len(fig.text) + 50)
+        # a span only for a figure read from a text; known figures (start -1) have a detail
+        span = (match.figure.start, match.figure.start + len(match.figure.text)) if (
+            match is not None and match.figure.start >= 0) else (None, None)  # fmt: skip
         checks.append(
             NumberCheck(
                 text=fig.text,
                 value=fig.value,
                 kind=fig.kind,
                 grounded=match is not None,
-                source_text=match.text if match else None,
-                source_index=found[0] if found else None,
-                source_start=match.start if match else None,
-                source_end=match.start + len(match.text) if match else None,
+                origin=match.origin if match else "unsupported",
+                provenance=match.detail if match else None,
+                source_text=match.figure.text if match else None,
+                source_index=match.source_index if match else None,
+                source_start=span[0],
+                source_end=span[1],
                 context=" ".join(report_text[lo:hi].split()),
             )
         )
     return checks
-
-
-def grounding_sources(transcript: Transcript, financials: Financials | None) -> list[str]:
-    """What a report's figures may rest on, transcript first (source index 0)."""
-    return [transcript.text] + ([financials.figures_text()] if financials else [])

@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
@@ -395,18 +396,65 @@ def _prior(financials: Financials, days: tuple[int, int]) -> QuarterStatement | 
     return None
 
 
-def _change(now: float | None, before: float | None) -> str:
-    if now is None or before is None or before == 0:
-        return "n/a"
-    return f"{(now - before) / abs(before) * 100:+.1f}%"
+@dataclass(frozen=True)
+class Change:
+    """A quarter-over-quarter or year-over-year change, computed here rather than by the model;
+    `formula` names its operands so a reader can redo it ("Revenue QoQ = 612 / 565 - 1")."""
+
+    field: str
+    label: str
+    basis: Literal["QoQ", "YoY"]
+    now: float
+    before: float
+    now_quarter: date
+    before_quarter: date
+
+    @property
+    def percent(self) -> float:
+        return (self.now - self.before) / abs(self.before) * 100
+
+    def text(self) -> str:
+        return f"{self.percent:+.1f}%"
+
+    @property
+    def formula(self) -> str:
+        return (
+            f"{self.label} {self.basis} = {self.now:,.0f} / {self.before:,.0f} - 1 "
+            f"({self.now_quarter} vs {self.before_quarter})"
+        )
+
+
+def _comparands(
+    financials: Financials,
+) -> tuple[QuarterStatement | None, QuarterStatement | None]:
+    prev = financials.previous_earnings or _prior(financials, (60, 120))
+    year = financials.same_quarter_last_year_earnings or _prior(financials, (330, 400))
+    return prev, year
+
+
+def changes(financials: Financials) -> list[Change]:
+    """Every QoQ and YoY change of the comparison lines that both quarters report."""
+    now = financials.most_recent_earnings
+    out: list[Change] = []
+    bases: tuple[Literal["QoQ", "YoY"], ...] = ("QoQ", "YoY")
+    for basis, other in zip(bases, _comparands(financials), strict=True):
+        if other is None:
+            continue
+        for field, name in COMPARISON_LINES:
+            a, b = getattr(now, field), getattr(other, field)
+            if a is None or b is None or b == 0:
+                continue
+            out.append(Change(field, name, basis, a, b, now.fiscalDateEnding,
+                              other.fiscalDateEnding))  # fmt: skip
+    return out
 
 
 def comparison_table(financials: Financials) -> str:
     """Quarter-over-quarter and year-over-year changes, computed here rather than by the model:
     current quarter vs the previous quarter and the same quarter a year earlier."""
     now = financials.most_recent_earnings
-    prev = financials.previous_earnings or _prior(financials, (60, 120))
-    year = financials.same_quarter_last_year_earnings or _prior(financials, (330, 400))
+    prev, year = _comparands(financials)
+    computed = {(c.field, c.basis): c.text() for c in changes(financials)}
 
     def cell(q: QuarterStatement | None, field: str) -> str:
         value = getattr(q, field) if q is not None else None
@@ -423,11 +471,10 @@ def comparison_table(financials: Financials) -> str:
         current = getattr(now, field)
         if current is None:
             continue
-        p = getattr(prev, field) if prev is not None else None
-        y = getattr(year, field) if year is not None else None
         rows.append(
-            f"| {name} | {current:,.0f} | {cell(prev, field)} | {_change(current, p)} "
-            f"| {cell(year, field)} | {_change(current, y)} |"
+            f"| {name} | {current:,.0f} | {cell(prev, field)} "
+            f"| {computed.get((field, 'QoQ'), 'n/a')} "
+            f"| {cell(year, field)} | {computed.get((field, 'YoY'), 'n/a')} |"
         )
     if financials.consensus is not None:
         rows += ["", financials.consensus.text()]

@@ -11,6 +11,7 @@ A new option is one field here; a field that only some surfaces take says so wit
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -169,3 +170,78 @@ def request_model(options: type[RunOptions] = RunOptions, name: str = "RunOption
         __doc__="Per-run options; each overrides the server's default for this run only.",
         **fields,
     )
+
+
+# -- variants: a pipeline named with the options it runs with ("adversarial@S1") ---------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A pipeline and the options that make it one of its paper's variants: `adversarial@S1`,
+    `writer_feedback@advanced_feedback`, `findebate@rounds=2` (several: `@a=1&b=2`). `name`
+    is the spec as given, which names its reports and its side of a pairwise duel."""
+
+    name: str
+    pipeline: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def apply(self, base: RunOptions) -> RunOptions:
+        """`base` with this variant's options over it."""
+        return base.merged(dict(self.options)) if self.options else base
+
+
+def _pipeline_fields(pipeline: str) -> dict[str, FieldInfo]:
+    return {k: f for k, f in RunOptions.model_fields.items() if pipeline in surface(f).pipelines}
+
+
+def _choice(pipeline: str) -> str | None:
+    """The pipeline's one choice-of-variant option (a Literal: `sas_system`), if it has one."""
+    own = [k for k, f in _pipeline_fields(pipeline).items() if get_origin(f.annotation) is Literal]
+    return own[0] if len(own) == 1 else None
+
+
+def _option_key(pipeline: str, key: str) -> str:
+    """A field name, or its short name among the pipeline's own options ("rounds")."""
+    if key in RunOptions.model_fields:
+        return key
+    own = [k for k in _pipeline_fields(pipeline) if key in k.split("_")]
+    if len(own) != 1:
+        names = ", ".join(_pipeline_fields(pipeline)) or "none"
+        raise ValueError(f"{pipeline}: no option {key!r} (its own options: {names})")
+    return own[0]
+
+
+def parse_variant(spec: str) -> Variant:
+    """`name`, `name@VALUE` (the pipeline's one choice-of-variant option, e.g. `sas_system`)
+    or `name@key=value&key=value`; values validated as `RunOptions` validates them."""
+    pipeline, at, rest = spec.strip().partition("@")
+    if not at:
+        return Variant(pipeline, pipeline)
+    if not rest:
+        raise ValueError(f"{spec!r}: nothing after '@'")
+    given: dict[str, Any] = {}
+    for part in rest.split("&"):
+        key, eq, value = part.partition("=")
+        if not eq:  # a bare value: the pipeline's Literal option (its paper's variants)
+            choice = _choice(pipeline)
+            if choice is None:
+                raise ValueError(f"{spec!r}: {pipeline} has no one variant option; use key=value")
+            key, value = choice, part
+        name = _option_key(pipeline, key.strip())
+        field = RunOptions.model_fields[name]
+        given[name] = value.split("+") if get_origin(field.annotation) is tuple else value.strip()
+    valid = RunOptions().merged(given)  # refuses a bad value, naming the field
+    return Variant(spec.strip(), pipeline, tuple((k, getattr(valid, k)) for k in sorted(given)))
+
+
+def named_variants(pipelines: Iterable[str]) -> list[str]:
+    """Every pipeline and every `name@VALUE` its one choice-of-variant option allows (the API's
+    enumerable names; `key=value` variants are the CLI's)."""
+    out: list[str] = []
+    for name in pipelines:
+        out.append(name)
+        choice = _choice(name)
+        if choice is not None:
+            annotation = RunOptions.model_fields[choice].annotation
+            out += [f"{name}@{value}" for value in get_args(annotation)]
+    return out

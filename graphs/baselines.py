@@ -30,8 +30,10 @@ def build_standard_rag() -> PipelineGraph:
     one writer over the retrieved passages."""
     graph = new_graph()
     add_start(graph, "ingest")
-    graph.add_node("ingest", make_ingest("fixed"))
-    graph.add_node("retrieve", make_retrieve({"standard": STANDARD_QUERIES}, "dense"))
+    graph.add_node("ingest", make_ingest("fixed", "general"))
+    graph.add_node(
+        "retrieve", make_retrieve({"standard": STANDARD_QUERIES}, "dense", embedding="general")
+    )
     graph.add_node("synthesize", make_writer("evidence"))
     add_report(graph)
     graph.add_edge("ingest", "retrieve")

@@ -32,8 +32,9 @@ def add_multi_agent_draft(graph: PipelineGraph) -> None:
     """Steps 1-4: (the call's facts) -> ingest -> retrieve -> five specialists in one super-step
     -> synthesize."""
     add_start(graph, "ingest")
-    graph.add_node("ingest", make_ingest("recursive"))
-    graph.add_node("retrieve", make_retrieve(FINDEBATE_DIMENSIONS))
+    # the financial embedding model when configured; standard_rag keeps the general one
+    graph.add_node("ingest", make_ingest("recursive", "financial"))
+    graph.add_node("retrieve", make_retrieve(FINDEBATE_DIMENSIONS, embedding="financial"))
     graph.add_edge("ingest", "retrieve")
     for role in SPECIALISTS:
         graph.add_node(role, make_specialist(role))

@@ -248,8 +248,13 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
         ctx = runtime.context
         challenges = state.get("challenges")
         assessment = state.get("assessment")
+        # the CIO briefing is their sole source (SAS): no call facts; closings are symmetric,
+        # neither side reads the other's closing
+        file = case_file(state, facts=False)
+        if act == "closing":
+            file["history"] = history([a for a in state.get("arguments", []) if a.act != "closing"])
         text, model = await say(
-            ctx, side, f"adversarial/{side}", **case_file(state),
+            ctx, side, f"adversarial/{side}", **file,
             act=act,
             own_challenges=getattr(challenges, f"challenges_to_{side}") if challenges else [],
             question=assessment.press(side) if assessment else None,
@@ -259,11 +264,12 @@ def make_advocate(side: Side, act: Act) -> NodeFn[AdversarialState]:
     return speak
 
 
-def case_file(state: AdversarialState) -> dict[str, Any]:
+def case_file(state: AdversarialState, *, facts: bool = True) -> dict[str, Any]:
     """What every speaker after the briefing reads first, in one order (prompts/adversarial/
-    _case.md.j2): the call's identity and facts, the briefing, the arguments so far."""
+    _case.md.j2): the call's identity and facts (unless `facts=False`), the briefing, the
+    arguments so far."""
     return {
-        **verified(state),
+        **(verified(state) if facts else {}),
         "call": state["call"],
         "briefing": state["briefing"],
         "history": history(state.get("arguments", [])),
@@ -371,8 +377,12 @@ async def stress_analyst(state: AdversarialState, runtime: Runtime[RunContext]) 
     """The weakest link of the winning thesis, in one sentence (the first is kept if more)."""
     ctx = runtime.context
     verdict = state.get("verdict")
+    # the paper's Red Team "receives the winning thesis": the winner's own speeches
+    side = verdict.winner.lower() if verdict else None
+    speeches = [a for a in state.get("arguments", []) if a.speaker in ((side,) if side else SIDES)]
     text, model = await say(
-        ctx, "stress_analyst", "adversarial/stress_analyst", **case_file(state),
+        ctx, "stress_analyst", "adversarial/stress_analyst",
+        call=state["call"], thesis=history(speeches),
         winner=verdict.winner if verdict else "(no verdict: the stronger)",
         decision=f"{verdict.winner}: {verdict.justification}" if verdict else "No verdict parsed.",
     )  # fmt: skip

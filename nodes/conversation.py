@@ -20,7 +20,7 @@ from core.inputs import Financials
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from core.transcript import Transcript
-from core.window import Fit
+from core.window import Fit, recent_fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import parse_recommendations, unparseable
@@ -120,8 +120,10 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
         call=state["call"],
         sections=SECTIONS,
         transcript=ctx.call_text(state["transcript"]),
+        financials=financials_table(state.get("financials")),  # the statements it must use
         manuscript=manuscript,
         feedback=feedback,
+        **conversation_so_far(state, feedback),
     )  # fmt: skip
     turn = ConversationTurn(speaker="writer", round=round_no, model=model, text=text)
     return {
@@ -129,6 +131,22 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
         "turns": [turn],
         "round": round_no,
         "round_limit": ctx.options.conversation_rounds,
+    }
+
+
+def conversation_so_far(
+    state: ConversationState, latest: ConversationTurn | None
+) -> dict[str, Any]:
+    """The Writer's memory of the conversation (SI4Fin's shared history): the Client's opening
+    requirements, kept for every draft, and the feedback before the latest (newest kept when
+    cut)."""
+    turns = [t for t in state.get("turns", []) if t.speaker != "writer"]
+    brief = next((t for t in turns if t.speaker == "client" and t.round == 0), None)
+    earlier = [t for t in turns if t is not brief and t is not latest]
+    blocks = [f"### {t.speaker.title()}, round {t.round}\n{t.text.strip()}" for t in earlier]
+    return {
+        "requirements": brief.text if brief is not None and brief is not latest else None,
+        "history": recent_fit(blocks, label="conversation history") if blocks else None,
     }
 
 

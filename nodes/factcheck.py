@@ -1,7 +1,8 @@
-"""Fact-check, the step before every pipeline's report: figures the transcript and financials do
-not state are listed, the model gets one chance to correct or remove them, the check runs again,
-and what still fails is left for the report to flag. Off by option: no model call, the figures
-are still checked (and footnoted) by the report."""
+"""Fact-check, the step before every pipeline's report: figures with no provenance (not stated in
+the call or the statements, not computed by code from them, not market data or the vendor's
+consensus: `core/provenance.py`) are listed, the model gets one chance to correct or remove them,
+the check runs again, and what still fails is left for the report to flag. Off by option: no model
+call, the figures are still checked (and footnoted) by the report."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from langgraph.runtime import Runtime
 from core.citations import passages_for
 from core.context import RunContext
 from core.contract import FactCheck, NodeFailure
-from core.grounding import check_numbers, grounding_sources
+from core.grounding import check_numbers
 from core.llm import ModelCallError, ModelOutputError
+from core.provenance import grounding_sources
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from nodes.calls import say
@@ -31,7 +33,7 @@ MIN_KEPT_SHARE = 0.5
 
 
 def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
-    sources = grounding_sources(state["transcript"], state.get("financials"))
+    sources = grounding_sources(state["transcript"], state.get("financials"), state.get("prices"))
     return [(c.text, c.context) for c in check_numbers(markdown, sources) if not c.grounded]
 
 
@@ -39,7 +41,7 @@ def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
 async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     draft: Draft = state.get("final", state["draft"])
-    sources = grounding_sources(state["transcript"], state.get("financials"))
+    sources = grounding_sources(state["transcript"], state.get("financials"), state.get("prices"))
     checks = check_numbers(draft.markdown, sources)
     before = [(c.text, c.context) for c in checks if not c.grounded]
     texts = [t for t, _ in before]

@@ -15,6 +15,7 @@ from core.contract import CallFacts
 from core.facts import call_facts, facts_block, qa_questions
 from core.filing import check, filed_values, filing_lines
 from core.state import Draft, PipelineState
+from core.window import Fit
 from nodes.tracing import traced
 
 
@@ -36,13 +37,16 @@ def stance_summary(update: dict[str, Any]) -> str:
     return str(update["draft"].summary())
 
 
-def verified(state: PipelineState) -> dict[str, str]:
+def verified(state: PipelineState) -> dict[str, Fit]:
     """The call's facts as a data block for a prompt (`facts`), when the run has them; every
-    model that writes about the call gets it and is told to take figures from it or the call."""
+    model that writes about the call gets it and is told to take figures from it or the call.
+    Sent whole when the model's window allows, else its first lines (the rule, the call as read,
+    then the rows by weight) that fit, like the call itself."""
     found = state.get("facts")
     if found is None:
         return {}
-    return {"facts": "\n".join([facts_block(found), *filing_lines(found)])}
+    lines = "\n".join([facts_block(found), *filing_lines(found)]).split("\n")
+    return {"facts": Fit.of("call facts", lines, joiner="\n", gap="- (…)")}
 
 
 @traced("facts", summary=facts_summary)

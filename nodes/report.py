@@ -29,13 +29,17 @@ from core.contract import (
 )
 from core.facts import facts_markdown
 from core.filing import filing_markdown
-from core.grounding import check_numbers, grounding_sources
+from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
 from core.market import scorecard
+from core.provenance import grounding_sources
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import Draft, PipelineState
 from nodes.tracing import NodeFn
 
+# Pipelines whose paper fixes the report's format (SI4Fin's five sections, SAS's investment
+# memo): what code writes (call facts, consensus) goes to `Report.appendix`, not into the text.
+FIXED_FORMAT: frozenset[str] = frozenset({"conversation", "adversarial"})
 _MODEL_HEADING = re.compile(r"^(#{1,6})\s*recommendations?\s*:?\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -106,7 +110,8 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     final, body, section = _final_text(state)
     failures = list(state.get("failures", []))
     transcript = state["transcript"]
-    numbers = check_numbers(body, grounding_sources(transcript, state.get("financials")))
+    sources = grounding_sources(transcript, state.get("financials"), state.get("prices"))
+    numbers = check_numbers(body, sources)
     numbers = [n if n.grounded else n.model_copy(update={"flagged": True}) for n in numbers]
     body, footnotes = _footnote(body, numbers, state.get("fact_check"))
     passages = _passages(state)
@@ -122,14 +127,20 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         )
     header = _header(state, final.model, ctx.model_note, injections)
     facts = state.get("facts")
+    code: list[str] = []
     if facts is not None:  # code's section first, then the model's prose
-        header = f"{header}\n\n{facts_markdown(facts)}"
+        code.append(facts_markdown(facts))
         checked = filing_markdown(facts)
         if checked:
-            header = f"{header}\n\n{checked}"
+            code.append(checked)
     fin = state.get("financials")
     if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
-        header = f"{header}\n\n**Against consensus (data vendor):** {fin.consensus.text()}"
+        code.append(f"**Against consensus (data vendor):** {fin.consensus.text()}")
+    appendix = None
+    if state["pipeline"] in FIXED_FORMAT:
+        appendix = "\n\n".join(code) or None
+    elif code:
+        header = "\n\n".join([header, *code])
     return Report(
         pipeline=state["pipeline"],
         status="degraded" if failures else "succeeded",
@@ -139,6 +150,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         markdown=f"{header}\n\n{body}{footnotes}\n\n{section}",  # the report ends in its calls
         recommendations=final.recommendations or [],
         facts=facts,
+        appendix=appendix,
         failures=failures,
         evidence=Evidence(
             passages=passages,
@@ -173,8 +185,8 @@ def _footnote(
         if m:
             body = body[: m.end()] + mark + body[m.end() :]
         lines.append(
-            f"{mark}: **Unverified:** {n.text} is not stated in the transcript or the "
-            f"financial data ({checked})."
+            f"{mark}: **Unverified:** {n.text} is not stated in the call, the statements, the "
+            f"market data or the consensus, nor computed from them ({checked})."
         )
     return body, "\n".join(lines)
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 
 from core.chunking import fixed_chunks, recursive_chunks
-from core.context import RunContext
+from core.context import Embedding, RunContext
 from core.options import Retriever
 from core.rag import to_passage
 from core.state import PipelineState
@@ -18,8 +18,9 @@ from nodes.tracing import NodeFn, traced
 Chunking = Literal["recursive", "fixed"]
 
 
-def make_ingest(chunking: Chunking) -> NodeFn[PipelineState]:
-    """Index the transcript's chunks; a transcript already indexed is not embedded again."""
+def make_ingest(chunking: Chunking, embedding: Embedding = "general") -> NodeFn[PipelineState]:
+    """Index the transcript's chunks with the `embedding` model's index; a transcript already
+    indexed there is not embedded again."""
 
     @traced("ingest")
     async def ingest(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -30,8 +31,9 @@ def make_ingest(chunking: Chunking) -> NodeFn[PipelineState]:
         else:
             chunks = fixed_chunks(transcript, words=words)
         result = await asyncio.to_thread(
-            runtime.context.index.ingest, transcript.sha256, chunks, f"{chunking[:3]}{words}"
-        )
+            runtime.context.index_for(embedding).ingest,
+            transcript.sha256, chunks, f"{chunking[:3]}{words}",
+        )  # fmt: skip
         note = (
             f"ingest: reused the existing index of {result.n_chunks} chunks"
             if result.reused
@@ -49,7 +51,9 @@ def evidence_summary(update: dict[str, Any]) -> str:
 
 
 def make_retrieve(
-    dimensions: Mapping[str, Sequence[str]], retriever: Retriever | None = None
+    dimensions: Mapping[str, Sequence[str]],
+    retriever: Retriever | None = None,
+    embedding: Embedding = "general",
 ) -> NodeFn[PipelineState]:
     """Run each dimension's queries against this transcript's collection only, with the given
     retriever (a baseline pins its own) or the run's `retriever` option."""
@@ -58,7 +62,7 @@ def make_retrieve(
     async def retrieve(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         opts = runtime.context.options
         hits = await asyncio.to_thread(
-            runtime.context.index.search,
+            runtime.context.index_for(embedding).search,
             state["collection"],
             dimensions,
             k=opts.retrieval_k,

@@ -36,8 +36,9 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[str,
         return "baselines/standard_rag", {
             **verified(state), "call": call, "evidence": ctx.passages(ranked),
         }  # fmt: skip
+    # the zero-shot baseline: the call and the synthesizer's task, no additional information
     return "baselines/zero_shot", {
-        **verified(state), "call": call, "transcript": ctx.call_text(state["transcript"]),
+        "call": call, "transcript": ctx.call_text(state["transcript"]),
     }  # fmt: skip
 
 

@@ -14,9 +14,9 @@ from langgraph.runtime import Runtime
 from core.context import RunContext
 from core.contract import NodeTrace, clip
 from core.decoding import figure_sources
-from core.grounding import grounding_sources
 from core.llm import CallStats, current_stats
 from core.logctx import node_var
+from core.provenance import grounding_sources
 from core.telemetry import tracer
 from core.transcript import Transcript
 
@@ -50,11 +50,11 @@ def describe(update: dict[str, Any]) -> str:
 
 
 def _sources(state: Any) -> list[str] | None:
-    """What the node's figures may rest on: its state's transcript and financials."""
+    """What the node's figures may rest on: its state's transcript, financials and prices."""
     transcript = state.get("transcript") if isinstance(state, dict) else None
     if not isinstance(transcript, Transcript):
         return None
-    return grounding_sources(transcript, state.get("financials"))
+    return grounding_sources(transcript, state.get("financials"), state.get("prices")).as_texts()
 
 
 def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:

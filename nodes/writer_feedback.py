@@ -207,6 +207,7 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         call=state["call"],
         report=state["panel_draft"].markdown,
         transcript=ctx.call_text(state["transcript"]),
+        financials=_financials(state),  # the writer's data: claims must trace to it (paper)
     )  # fmt: skip
     approved = text.strip() == ALL_GOOD
     review = Review(

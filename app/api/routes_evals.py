@@ -22,14 +22,17 @@ from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.service import EvalManager, calls_of
 from app.settings import Settings
 from app.storage import EvalRecord, EvalSpec
+from core.options import named_variants
 from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
 
 router = APIRouter(prefix="/v1/evals", tags=["evals"], responses=refusals(401, 422))
 
 
+# A pipeline or one of its paper's variants (`adversarial@S1`, `writer_feedback@simple_writer`).
+EVAL_PIPELINES: list[str] = named_variants(PIPELINES)
 _DISTINCT_PIPELINES: dict[str, Any] = {
-    "items": {"type": "string", "enum": list(PIPELINES)},
+    "items": {"type": "string", "enum": EVAL_PIPELINES},
     "uniqueItems": True,
 }
 
@@ -82,7 +85,8 @@ class EvalCreate(BaseModel):
     pipelines: list[str] = Field(
         default=["facts", "findebate", "zero_shot", "multi_agent"],
         min_length=1,
-        max_length=len(PIPELINES),
+        max_length=len(EVAL_PIPELINES),
+        description="pipelines, or their variants named name@VALUE (adversarial@S1)",
         json_schema_extra=_DISTINCT_PIPELINES,
     )
     ids: list[str] | None = None
@@ -111,17 +115,18 @@ class EvalCreate(BaseModel):
     def _one_source(self) -> EvalCreate:
         if (self.dir is None) == (self.calls is None):
             raise ValueError("give exactly one of dir or calls")
-        unknown = [p for p in self.pipelines if p not in PIPELINES]
+        unknown = [p for p in self.pipelines if p not in EVAL_PIPELINES]
         if unknown:
             raise ValueError(
-                f"unknown pipeline(s) {', '.join(unknown)}; choose from {', '.join(PIPELINES)}"
+                f"unknown pipeline(s) {', '.join(unknown)}; choose from {', '.join(PIPELINES)} "
+                "or a variant name@VALUE (adversarial@S1)"
             )
         if len(set(self.pipelines)) != len(self.pipelines):
             raise ValueError("pipelines must not repeat")
         if self.pairwise:
             if self.pairwise[0] == self.pairwise[1]:
                 raise ValueError("pairwise takes two different pipelines")
-            bad = [p for p in self.pairwise if p not in PIPELINES]
+            bad = [p for p in self.pairwise if p not in EVAL_PIPELINES]
             if bad:
                 raise ValueError(f"unknown pairwise pipeline(s) {', '.join(bad)}")
             self.pipelines += [p for p in self.pairwise if p not in self.pipelines]

@@ -154,7 +154,12 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
     js.write_text(outcome.report.model_dump_json(indent=2) + "\n", encoding="utf-8")
     xlsx = out_dir / "report.xlsx"
     xlsx.write_bytes(report_xlsx(outcome.report))
-    return [md, js, xlsx]
+    written = [md, js, xlsx]
+    if outcome.report.appendix:  # code's sections, outside a paper's fixed format
+        appendix = out_dir / "appendix.md"
+        appendix.write_text(outcome.report.appendix + "\n", encoding="utf-8")
+        written.append(appendix)
+    return written
 
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:

@@ -23,6 +23,7 @@ from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_la
 from app.evaluation.summary import write_chart, write_tables
 from app.service.engine import Engine
 from app.settings import Settings
+from core.options import parse_variant
 from graphs import PIPELINES
 
 
@@ -40,7 +41,10 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("dir", help="folder in the ECTSum layout (ID.txt / ID.full.md, summaries)")
     ev.add_argument(
-        "--pipelines", default="facts,findebate,zero_shot,multi_agent", help="comma-separated"
+        "--pipelines",
+        default="facts,findebate,zero_shot,multi_agent",
+        help="comma-separated; a variant is name@VALUE or name@key=value (adversarial@S1, "
+        "writer_feedback@advanced_feedback, findebate@rounds=2): each is its own column",
     )
     ev.add_argument(
         "--models",
@@ -48,7 +52,11 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument("--judge", metavar="SPEC", help="judge model spec (no judge when omitted)")
     ev.add_argument(
-        "--pairwise", metavar="X,Y", help="pipelines to duel (default: the first two, with --judge)"
+        "--pairwise",
+        metavar="X,Y",
+        action="append",
+        help="pipelines or variants to duel, from --pipelines; repeat for several pairs "
+        "(default: the first two, with --judge)",
     )
     ev.add_argument("--concurrency", type=int, default=1, help="runs at once per model (1)")
     ev.add_argument("--out", default="reports/eval", help="output folder (reports/eval)")
@@ -96,7 +104,7 @@ class EvalPlan:
 
     items: list[EvalItem]
     pipelines: list[str]
-    pair: tuple[str, str] | None
+    pairs: list[tuple[str, str]]
     cache: Path | None
     configs: list[tuple[Settings, str]]
     judge: tuple[Settings, str] | None
@@ -105,12 +113,18 @@ class EvalPlan:
 
 def _pipelines(args: argparse.Namespace) -> list[str]:
     pipelines = _csv(args.pipelines)
-    unknown = [p for p in pipelines if p not in PIPELINES]
+    try:
+        variants = [parse_variant(p) for p in pipelines]
+    except ValueError as exc:
+        raise EvalUsageError(f"--pipelines: {exc}") from None
+    unknown = [v.name for v in variants if v.pipeline not in PIPELINES]
     if not pipelines or unknown:
         raise EvalUsageError(
             f"--pipelines: unknown {', '.join(unknown) or '(none given)'}; "
             f"choose from {', '.join(PIPELINES)}"
         )
+    if len(set(pipelines)) != len(pipelines):
+        raise EvalUsageError("--pipelines: a pipeline or variant is named twice")
     return pipelines
 
 
@@ -126,15 +140,17 @@ def _items(args: argparse.Namespace) -> list[EvalItem]:
     return items
 
 
-def _pair(args: argparse.Namespace, pipelines: list[str]) -> tuple[str, str] | None:
-    if args.pairwise:
-        duel = _csv(args.pairwise)
+def _pairs(args: argparse.Namespace, pipelines: list[str]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for given in args.pairwise or []:
+        duel = _csv(given)
         if len(duel) != 2 or duel[0] == duel[1] or any(p not in pipelines for p in duel):
             raise EvalUsageError("--pairwise takes two different pipelines from --pipelines")
-        return duel[0], duel[1]
-    if args.judge and len(pipelines) >= 2:
-        return pipelines[0], pipelines[1]
-    return None
+        if (duel[0], duel[1]) not in pairs:
+            pairs.append((duel[0], duel[1]))
+    if not pairs and args.judge and len(pipelines) >= 2:
+        pairs.append((pipelines[0], pipelines[1]))
+    return pairs
 
 
 def plan(args: argparse.Namespace, settings: Settings) -> EvalPlan:
@@ -142,12 +158,12 @@ def plan(args: argparse.Namespace, settings: Settings) -> EvalPlan:
     if args.concurrency < 1:
         raise EvalUsageError("--concurrency must be >= 1")
     items = _items(args)
-    pair = _pair(args, pipelines)
+    pairs = _pairs(args, pipelines)
     cache = None if args.no_cache else Path(args.cache or settings.data_dir / "llm-cache.sqlite")
     specs: list[str | None] = list(_csv(args.models)) or [None]
     configs = [model_settings(settings, s, cache) for s in specs]
     judge = model_settings(settings, args.judge, cache) if args.judge else None
-    return EvalPlan(items, pipelines, pair, cache, configs, judge, Path(args.out))
+    return EvalPlan(items, pipelines, pairs, cache, configs, judge, Path(args.out))
 
 
 def _progress(bar: Progress, task: TaskID, console: Console) -> Callable[[EvalEvent], None]:
@@ -186,7 +202,7 @@ async def _run(p: EvalPlan, console: Console, concurrency: int) -> Evaluation:
                 await evaluation.run_reports(engine_runner(engine), label, concurrency)
         if p.judge is not None:
             async with Engine.open(p.judge[0]) as jengine:
-                await evaluation.judge_with(jengine, p.pair)
+                await evaluation.judge_with(jengine, p.pairs)
     return evaluation
 
 

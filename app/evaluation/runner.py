@@ -4,6 +4,7 @@ JSON per report (which is also how an interrupted evaluation resumes), then judg
 Layout of the output folder:
   reports/<model>/<pipeline>/<id>.json   the report, its metrics, timing, status, judge grades
   pairwise/<model>/<x>__vs__<y>/<id>.json
+(a pipeline may be a variant, `adversarial@S1`: its folder is its slug, `adversarial_S1`)
   summary.csv, summary.md, per_report.csv, chart.png
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from core.metrics import (
     decision_accuracy,
     report_prose,
 )
+from core.options import parse_variant
 from core.transcript import Transcript, TranscriptError, parse_transcript
 from core.window import CALL_QUERY, transcript_fit
 
@@ -76,15 +78,18 @@ class Outcome:
     failed_node: str | None = None
 
 
-# Runs `pipeline` on one call and returns how it ended.
+# Runs `pipeline` (a pipeline or a variant, `adversarial@S1`) on one call; how it ended.
 ReportRunner = Callable[[EvalItem, str, Transcript], Awaitable[Outcome]]
 
 
 def engine_runner(engine: Engine) -> ReportRunner:
-    """Report runs on `engine`, in this process (the `earnings-desk eval` command)."""
+    """Report runs on `engine`, in this process (the `earnings-desk eval` command); a variant
+    runs its pipeline with its options over the engine's defaults."""
 
     async def run(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:
-        out = await engine.run(pipeline, transcript, item.call)
+        variant = parse_variant(pipeline)
+        options = variant.apply(engine.context.options)
+        out = await engine.run(variant.pipeline, transcript, item.call, options=options)
         return Outcome(out.status, out.report, out.error, out.failed_node)
 
     return run
@@ -127,7 +132,7 @@ class Evaluation:
         return self._transcripts[item.id]
 
     def record_path(self, model: str, pipeline: str, cid: str) -> Path:
-        return self.out / "reports" / slug(model) / pipeline / f"{cid}.json"
+        return self.out / "reports" / slug(model) / slug(pipeline) / f"{cid}.json"
 
     def load(self, path: Path) -> Record | None:
         if not path.is_file():
@@ -243,9 +248,9 @@ class Evaluation:
         *,
         retries: int,
         excerpt_words: int | None,
-        pair: tuple[str, str] | None,
+        pairs: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Grade every saved report not yet graded by this judge; then the pairwise duel. The
+        """Grade every saved report not yet graded by this judge; then each pairwise duel. The
         judge reads the report without our header, so it never sees which pipeline wrote it."""
         recs = [r for r in self.records() if r.report is not None]
         todo = [r for r in recs if r.judge is None or r.judge.judge != handle.name]
@@ -266,17 +271,15 @@ class Evaluation:
                     pipeline=rec.pipeline, detail=detail,
                 )
             )  # fmt: skip
-        if pair is None:
-            return
-        x, y = pair
         by = {(r.model, r.pipeline, r.id): r for r in recs}
         models = sorted({r.model for r in recs})
-        for model in models:
+        for (x, y), model in ((p, m) for p in pairs for m in models):
             for item in self.items:
                 rx, ry = by.get((model, x, item.id)), by.get((model, y, item.id))
                 if rx is None or ry is None or rx.report is None or ry.report is None:
                     continue
-                path = self.out / "pairwise" / slug(model) / f"{x}__vs__{y}" / f"{item.id}.json"
+                duel = f"{slug(x)}__vs__{slug(y)}"
+                path = self.out / "pairwise" / slug(model) / duel / f"{item.id}.json"
                 if path.is_file():
                     saved = Pairwise.model_validate_json(path.read_text(encoding="utf-8"))
                     if saved.judge == handle.name:
@@ -305,7 +308,7 @@ class Evaluation:
             self.tally.model_calls += stats.calls
             self.tally.cached_calls += stats.cached_calls
 
-    async def judge_with(self, engine: Engine, pair: tuple[str, str] | None) -> None:
+    async def judge_with(self, engine: Engine, pairs: Sequence[tuple[str, str]]) -> None:
         """`judge` with the engine's grader model and parse retries; the judge reads the whole
         call when its window holds it (else cut by relevance; EDESK_TRANSCRIPT_WORDS caps it)."""
         s = engine.settings
@@ -313,7 +316,7 @@ class Evaluation:
             engine.models.chat(JUDGE_ROLE),
             retries=s.parse_retries,
             excerpt_words=s.transcript_budget(),
-            pair=pair,
+            pairs=pairs,
         )
 
     def ectsum_rows(self) -> list[dict[str, Any]]:

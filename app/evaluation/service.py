@@ -32,6 +32,7 @@ from app.service.runs import RunManager, stream_log
 from app.storage import TERMINAL, EvalRecord, EvalSpec, RunInput, RunRecord, now
 from app.storage.records import EVAL_TERMINAL, EvalCall, EvalResult
 from app.storage.store import UNFINISHED
+from core.options import parse_variant
 from core.transcript import Transcript
 
 log = logging.getLogger("earnings_desk.evals")
@@ -185,7 +186,7 @@ class EvalManager:
 
         await evaluation.run_reports(run_report, label, spec.concurrency)
         if spec.judge:
-            await evaluation.judge_with(self.engine, spec.pair)
+            await evaluation.judge_with(self.engine, [spec.pair] if spec.pair else [])
         records = evaluation.records()
         out = Path(spec.out)
         table = await asyncio.to_thread(
@@ -197,8 +198,10 @@ class EvalManager:
         await self.store.update_eval(record.id, result=result)
 
     async def _report_run(self, record: EvalRecord, item: EvalItem, pipeline: str) -> Outcome:
-        """Submit the report's run (unless it exists: a resumed job) and wait for it."""
+        """Submit the report's run (unless it exists: a resumed job) and wait for it; a variant
+        (`adversarial@S1`) runs its pipeline with its options over the evaluation's."""
         run_id = report_run_id(record.id, item.id, pipeline)
+        variant = parse_variant(pipeline)
         existing = await self.store.get(run_id)
         if existing is None:
             current = await self.store.get_eval(record.id)
@@ -207,9 +210,10 @@ class EvalManager:
             text = await asyncio.to_thread(item.path.read_text, encoding="utf-8")
             await self.runs.submit(
                 RunRecord(
-                    id=run_id, pipeline=pipeline, status="queued", owner=record.owner,
+                    id=run_id, pipeline=variant.pipeline, status="queued", owner=record.owner,
                     created_at=now(), eval_id=record.id,
-                    input=RunInput(transcript=text, call=item.call, options=record.spec.options),
+                    input=RunInput(transcript=text, call=item.call,
+                                   options=variant.apply(record.spec.options)),
                 )
             )  # fmt: skip
         finished = await self.runs.wait_finished(run_id)

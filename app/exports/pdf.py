@@ -77,9 +77,14 @@ def _new_pdf(font_dir: Path) -> tuple[FPDF, str]:
     return pdf, family
 
 
+APPENDIX_TITLE = "Written by code, outside the report's format"
+
+
 def report_pdf(report: Report, *, font_dir: Path = DEJAVU) -> bytes:
     pdf, family = _new_pdf(font_dir)
     markdown = report.markdown
+    if report.appendix:  # code's sections, kept apart from a paper's fixed format
+        markdown += f"\n\n---\n\n## {APPENDIX_TITLE}\n\n{report.appendix}"
     if family == "Helvetica":
         markdown = markdown.encode("latin-1", "replace").decode("latin-1")
     try:

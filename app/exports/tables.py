@@ -68,10 +68,9 @@ def sheets(report: Report) -> dict[str, Table]:
     if facts is not None and facts.guidance:
         out["Guidance"] = (list(GUIDANCE_COLUMNS), [_guidance_row(g) for g in facts.guidance])
     out["Grounded figures"] = (
-        ["figure", "value", "kind", "grounded", "source", "source figure", "passage", "flagged"],
-        [[n.text, n.value, n.kind, n.grounded,
-          {0: "transcript", 1: "financials"}.get(n.source_index or -1, "")
-          if n.source_index is not None else "",
+        ["figure", "value", "kind", "grounded", "origin", "provenance", "source figure",
+         "passage", "flagged"],
+        [[n.text, n.value, n.kind, n.grounded, n.origin, n.provenance or "",
           n.source_text or "", n.context, n.flagged] for n in report.evidence.numbers],
     )  # fmt: skip
     out["Trace"] = (

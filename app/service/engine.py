@@ -69,6 +69,7 @@ class Engine:
         index: TranscriptIndex,
         graphs: dict[str, CompiledStateGraph[Any, Any, Any, Any]],
         checkpointer: BaseCheckpointSaver[Any],
+        financial_index: TranscriptIndex | None = None,
     ) -> None:
         self.settings = settings
         self.checkpointer = checkpointer
@@ -78,6 +79,7 @@ class Engine:
         self.context = RunContext(
             models=models,
             index=index,
+            financial_index=financial_index,
             options=settings.run_defaults(),
             model_note=model_note(settings),
         )
@@ -124,13 +126,27 @@ class Engine:
                 index = await asyncio.to_thread(
                     TranscriptIndex.on_disk, settings.chroma_path, embeddings, name
                 )
+            financial = None
+            if settings.financial_embeddings:  # its own index (and folder on disk)
+                fin = LazyEmbeddings(
+                    settings.model_copy(update={"embeddings": settings.financial_embeddings})
+                )
+                if settings.chroma_url:
+                    financial = await asyncio.to_thread(
+                        TranscriptIndex.remote, settings.chroma_url, fin, fin.name
+                    )
+                else:
+                    folder = settings.chroma_path.with_name(f"{settings.chroma_path.name}-fin")
+                    financial = await asyncio.to_thread(
+                        TranscriptIndex.on_disk, folder, fin, fin.name
+                    )
             saver = await stack.enter_async_context(
                 checkpointer(settings.database_url, settings.checkpoints_path, state_types())
             )
             graphs = {
                 name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
             }
-            yield cls(settings, models, index, graphs, saver)
+            yield cls(settings, models, index, graphs, saver, financial)
 
     def run_context(
         self, options: RunOptions | None = None, control: RunControl | None = None

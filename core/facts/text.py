@@ -266,15 +266,18 @@ def _block_facts(row: KeyFigure | GuidanceItem) -> str:
     return "; ".join(parts)
 
 
+BLOCK_ROWS = 12
+
+
 def _block_rows(facts: CallFacts) -> list[str]:
     """One line per key-figure and guidance row: label, figure, period, role, change and prior
     (guidance: direction), and its quote; a sentence already quoted is named, not repeated."""
     quoted: dict[str, str] = {}
     lines = []
     rows: list[tuple[str, str, KeyFigure | GuidanceItem]] = [
-        (k.label, _figure_cell(k), k) for k in facts.key_figures
+        (k.label, _figure_cell(k), k) for k in facts.key_figures[:BLOCK_ROWS]
     ]
-    rows += [(f"Guidance, {g.label}", _guidance_cell(g), g) for g in facts.guidance]
+    rows += [(f"Guidance, {g.label}", _guidance_cell(g), g) for g in facts.guidance[:BLOCK_ROWS]]
     for label, figure, row in rows:
         if row.sentence in quoted:
             quote = f"as {quoted[row.sentence]}"
@@ -286,8 +289,13 @@ def _block_rows(facts: CallFacts) -> list[str]:
 
 
 def facts_block(facts: CallFacts) -> str:
-    """The facts as a data block for prompts: the rule, the call as read, one row per line."""
+    """The facts as a data block for prompts: the rule, the call as read, one row per line (the
+    first `BLOCK_ROWS` key figures, by weight, and guidance items, so every model's prompt keeps
+    room for the call; the report's section lists them all)."""
     lines = _block_rows(facts)
+    left = max(0, len(facts.key_figures) - BLOCK_ROWS) + max(0, len(facts.guidance) - BLOCK_ROWS)
+    if left:
+        lines.append(f"- ({left} more rows in the report's Call facts section)")
     if facts.tone is not None:
         tones = ", ".join(f"{s.group} {s.net_tone:+.2f}" for s in facts.tone.groups)
         lines.append(f"- Tone (Loughran-McDonald net tone, -1..1): {tones}")

@@ -112,3 +112,31 @@ def test_pairwise_pipelines_are_run_even_if_not_listed(tmp_path: Path, sample_te
         assert events[-1]["data"]["status"] == "succeeded"
         started = {e["data"]["pipeline"] for e in events if e["event"] == "report_started"}
         assert started == {"zero_shot", "multi_agent"}
+
+
+def test_an_eval_pairs_two_variants_of_one_pipeline(tmp_path: Path, sample_text: str) -> None:
+    """`adversarial@S1` and `adversarial@S2` are runs of one graph with their own options."""
+    body = {
+        "calls": [{"id": "a", "transcript": sample_text}],
+        "pipelines": ["adversarial@S1"],
+        "pairwise": ["adversarial@S2", "adversarial@S1"],
+        "judge": True,
+    }
+    with api(tmp_path) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 202, resp.text
+        events = read_sse(client, "GET", resp.json()["links"]["events"])
+        assert events[-1]["data"]["status"] == "succeeded", events[-1]
+        started = {e["data"]["pipeline"] for e in events if e["event"] == "report_started"}
+        assert started == {"adversarial@S1", "adversarial@S2"}
+        runs = client.get("/v1/runs").json()["items"]
+        details = [client.get(f"/v1/runs/{r['id']}").json() for r in runs]
+    nodes = {
+        tuple(t["node"] for t in d["report"]["trace"]) for d in details if d["report"] is not None
+    }
+    assert {r["pipeline"] for r in runs} == {"adversarial"} and len(nodes) == 2
+    s1, s2 = sorted(nodes, key=len)
+    assert "behavioral_analyst" not in s1 and "behavioral_analyst" in s2  # S1: the Lead alone
+    with api(tmp_path) as client:
+        bad = {**body, "pipelines": ["adversarial@S9"], "pairwise": None}
+        assert client.post("/v1/evals", json=bad).status_code == 422

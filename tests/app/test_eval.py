@@ -215,6 +215,19 @@ def test_cli_eval_end_to_end_then_zero_calls(
         (["--models", "gpt"], "model spec 'gpt'"),
         (["--pairwise", "findebate,findebate"], "--pairwise takes two different"),
         (["--ids", "NOPE"], "no transcript for id(s) NOPE"),
+        (["--pipelines", "adversarial@S9"], "--pipelines: 1 validation error"),
+        (["--pipelines", "findebate@nope=1"], "findebate: no option 'nope'"),
+        (["--pipelines", "zero_shot@S1"], "zero_shot has no one variant option"),
+        (["--pipelines", "adversarial@S1,adversarial@S1"], "named twice"),
+        (
+            [
+                "--pipelines",
+                "adversarial@S1,adversarial@S2",
+                "--pairwise",
+                "adversarial@S1,adversarial@S4",
+            ],
+            "--pairwise takes two different pipelines from --pipelines",
+        ),
     ],
 )
 def test_cli_eval_bad_input(
@@ -246,7 +259,7 @@ async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) 
         await ev.run_reports(engine_runner(engine), "fake", concurrency=1)
         await ev.judge(
             FakeModels({"g": grader}).chat("g"), retries=0, excerpt_words=200,
-            pair=("findebate", "zero_shot"),
+            pairs=[("findebate", "zero_shot")],
         )  # fmt: skip
     assert len(grader.calls) == 3 * 2 + 2  # three rubrics per report, two orders per pair
     for call in grader.calls:
@@ -360,3 +373,37 @@ def test_summary_has_paired_comparisons_and_win_rate_intervals(
     assert "not significant" in text  # two calls cannot separate them
     assert "x win rate (95% Wilson)" in text
     assert (out / "comparisons.csv").is_file()
+
+
+def test_cli_eval_pairs_variants_of_one_pipeline(
+    tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """The SAS paper's comparisons in one invocation: variants run with their own options,
+    each pair judged twice (order swapped) and tabled, and the paired statistics name them."""
+    root = make_dataset(tmp_path / "ds", sample_text, n=1)
+    fake_settings(monkeypatch, tmp_path)
+    out = tmp_path / "out"
+    s1, s2, s4 = "adversarial@S1", "adversarial@S2", "adversarial@S4"
+    argv = ["eval", str(root), "--pipelines", f"{s1},{s2},{s4},findebate@rounds=2",
+            "--pairwise", f"{s2},{s1}", "--pairwise", f"{s4},{s2}", "--judge", "fake",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    recs = {
+        p.parent.name: json.loads(p.read_text()) for p in (out / "reports" / "fake").rglob("*.json")
+    }
+    assert set(recs) == {"adversarial_S1", "adversarial_S2", "adversarial_S4", "findebate_rounds_2"}
+    assert recs["adversarial_S1"]["pipeline"] == s1
+    nodes = {k: [t["node"] for t in r["report"]["trace"]] for k, r in recs.items()}
+    assert "lead_analyst" in nodes["adversarial_S1"]
+    assert "bull_opening" not in nodes["adversarial_S1"]  # S1: the Lead alone
+    assert "bull_opening" in nodes["adversarial_S4"]  # S4, the full framework, debates
+    assert nodes["adversarial_S1"] != nodes["adversarial_S2"]
+    assert nodes["findebate_rounds_2"].count("trust") == 2  # two debate rounds
+    duels = sorted(p.name for p in (out / "pairwise" / "fake").iterdir())
+    assert duels == ["adversarial_S2__vs__adversarial_S1", "adversarial_S4__vs__adversarial_S2"]
+    summary = (out / "summary.md").read_text()
+    for row in (f"| fake | {s2} | {s1} | 2 |", f"| fake | {s4} | {s2} | 2 |"):
+        assert row in summary and row in printed  # printed: the pairwise table too
+    paired = summary.split("## Paired comparisons")[1]
+    assert f"| fake | {s1} - {s2} | judge_overall | 1 |" in paired

@@ -52,6 +52,6 @@ def test_the_models_data_block_carries_the_verdicts() -> None:
 
     fin = financials_from_text(CSV, csv_format=True)
     facts = check(call_facts(parse_transcript(SAMPLE.read_text())), filed_values(fin, "given"))
-    block = verified({"facts": facts})["facts"]
+    block = verified({"facts": facts})["facts"].whole()
     assert "- Filing check, Revenue $612 million (Q2 2026): matches the filing" in block
     assert "filed: $75.0 million" in block

@@ -106,3 +106,11 @@ def test_layout_refusal_prints_the_source(tmp_path: Path, monkeypatch: Any) -> N
     monkeypatch.setattr(app.exports.pdf, "_html", refuse)
     text = _pdf_text(report_pdf(_report("# Title\n\n| a |\n|---|\n| `x` |"), font_dir=tmp_path))
     assert "# Title" in text and "| `x` |" in text
+
+
+def test_the_appendix_prints_after_the_report_under_its_own_heading(tmp_path: Path) -> None:
+    report = _report("# Title\n\n## Key Financial and Strategic Highlights\nMODEL-TEXT")
+    report = report.model_copy(update={"appendix": "**Key figures**\n\nCODE-FACTS"})
+    text = _pdf_text(report_pdf(report, font_dir=tmp_path))
+    assert text.index("MODEL-TEXT") < text.index("Written by code") < text.index("CODE-FACTS")
+    assert "Written by code" not in _pdf_text(report_pdf(_report("# Title"), font_dir=tmp_path))

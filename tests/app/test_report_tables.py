@@ -49,6 +49,11 @@ def test_workbook_and_csv_zip_hold_the_reports_values(tmp_path: Path) -> None:
     assert [dict(zip(head, g, strict=True))["quote"] for g in guidance] == [
         g["sentence"] for g in report["facts"]["guidance"]
     ]
+    head, *nums = list(wb["Grounded figures"].iter_rows(values_only=True))
+    assert {"origin", "provenance"} <= set(head) and nums
+    assert [dict(zip(head, n, strict=True))["origin"] for n in nums] == [
+        n["origin"] for n in report["evidence"]["numbers"]
+    ]
     trace = [r[0] for r in list(wb["Trace"].iter_rows(values_only=True))[1:]]
     assert trace == [t["node"] for t in report["trace"]]
     with zipfile.ZipFile(io.BytesIO(z.content)) as zf:

@@ -93,3 +93,23 @@ def test_settings_defaults_become_run_defaults(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("EDESK_CHUNK_WORDS", "5")  # the same bound as the API's
     with pytest.raises(ValidationError, match="chunk_words"):
         Settings()
+
+
+def test_a_variant_names_its_pipeline_and_options() -> None:
+    from core.options import RunOptions, named_variants, parse_variant
+
+    s1 = parse_variant("adversarial@S1")
+    assert (s1.pipeline, s1.options) == ("adversarial", (("sas_system", "S1"),))
+    assert s1.apply(RunOptions(fact_check=False)) == RunOptions(fact_check=False, sas_system="S1")
+    wf = parse_variant("writer_feedback@advanced_feedback")
+    assert wf.options == (("writer_variant", "advanced_feedback"),)
+    rounds = parse_variant("findebate@rounds=2&retriever=dense")
+    assert rounds.options == (("debate_rounds", 2), ("retriever", "dense"))  # typed, validated
+    assert parse_variant("conversation@rounds=2").options == (("conversation_rounds", 2),)
+    assert parse_variant("findebate").options == ()
+    for bad in ("adversarial@S9", "findebate@rounds=9", "findebate@nope=1", "zero_shot@S1", "x@"):
+        with pytest.raises(ValueError):
+            parse_variant(bad)
+    names = named_variants(["adversarial", "findebate"])
+    assert names == ["adversarial", "adversarial@S1", "adversarial@S2", "adversarial@S3",
+                     "adversarial@S4", "findebate"]  # fmt: skip

@@ -340,3 +340,37 @@ async def test_sas_ablations_s1_to_s3(
 
 def acts_of(report: Any) -> set[str]:
     return {a["act"] for a in report.extras["adversarial"]["debate"]}
+
+
+async def test_each_role_sees_what_the_sas_paper_gives_it(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """Bull and Bear argue from the CIO briefing alone (no call facts); their closings are
+    symmetric (the Bull, closing after a press, never reads the Bear's closing); the Judge reads
+    the whole debate; the Stress analyst gets the winning (Bull's) thesis, not the Bear's."""
+
+    def numbered(side: str) -> Script:
+        n = iter(range(1, 100))
+        return Script.of(default=lambda m, t: f"{side.upper()}-SPEECH-{next(n)}")
+
+    m = models(devils_advocate=da(assess=assessment(False, True)))
+    m.scripts["bull"], m.scripts["bear"] = numbered("bull"), numbered("bear")
+    out = await run(fake_engine, m, sample_text)
+    assert out.report is not None and out.report.facts is not None
+    assert out.report.appendix and "**Key figures**" not in out.report.markdown  # memo format
+    bull, bear = m.script("bull").calls, m.script("bear").calls
+    assert len(bull) == 4 and len(bear) == 3  # opening, rebuttal, press (bull), closing
+    for call in [*bull, *bear]:
+        assert "Call facts (extracted by code)" not in call.text
+        assert "## The committee's briefing" in call.text
+    bull_closing, bear_closing = bull[-1].text, bear[-1].text
+    assert "BEAR-SPEECH-2" in bull_closing and "BEAR-SPEECH-3" not in bull_closing
+    assert "BULL-SPEECH-4" not in bear_closing
+    (judge,) = m.script("judge").calls
+    assert "BULL-SPEECH-4" in judge.text and "BEAR-SPEECH-3" in judge.text
+    assert "Call facts (extracted by code)" in judge.text
+    (stress,) = m.script("stress_analyst").calls
+    assert all(f"BULL-SPEECH-{i}" in stress.text for i in range(1, 5))
+    assert "BEAR-SPEECH" not in stress.text and "committee's briefing" not in stress.text
+    assert "## The call" not in stress.text
+    assert "The Bull tied its thesis to the raised guidance." in stress.text

@@ -42,6 +42,26 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
     assert out.report.evidence.passages == []
 
 
+async def test_zero_shot_gets_the_call_and_the_task_only(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """FinDebate's zero-shot baseline has "no additional information": the run extracts call
+    facts (for the report's own section) but the writer's prompt never carries them; the
+    synthesizer in findebate does."""
+    writer = Script.of(default="report")
+    models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
+    async with fake_engine(models) as engine:
+        out = await engine.run("zero_shot", parse_transcript(sample_text))
+    assert out.report is not None and out.report.facts is not None  # facts were extracted
+    prompt = writer.calls[0].text
+    assert "Call facts (extracted by code)" not in prompt
+    assert "Executive summary" in prompt and "Northwind" in prompt
+    fd = findebate_models(block())
+    async with fake_engine(fd) as engine:
+        await engine.run("findebate", parse_transcript(sample_text))
+    assert "Call facts (extracted by code)" in fd.script("synthesizer").calls[0].text
+
+
 async def test_zero_shot_degraded_when_block_never_parses(
     fake_engine: Any, sample_text: str
 ) -> None:
@@ -101,3 +121,28 @@ async def test_retriever_option_and_standard_rag_pinned_to_dense(
             "standard_rag", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
         )
     assert seen == ["hybrid", "bm25", "dense"]
+
+
+async def test_standard_rag_keeps_the_general_embedding_findebate_the_financial_one(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The paper's contrast: with a financial embedding model configured, findebate indexes and
+    searches with it while standard_rag keeps the general model; without, both use the
+    general one."""
+
+    def names(index: Any) -> set[str]:
+        return {c if isinstance(c, str) else c.name for c in index._client.list_collections()}
+
+    transcript = parse_transcript(sample_text)
+    models = findebate_models(block())
+    async with fake_engine(models, financial_embeddings="fake") as engine:
+        general, financial = engine.context.index, engine.context.financial_index
+        assert financial is not None and financial is not general
+        await engine.run("findebate", transcript)
+        await engine.run("standard_rag", transcript)
+        fin_names, gen_names = names(financial), names(general)
+    assert any("-rec" in n for n in fin_names) and not any("-fix" in n for n in fin_names)
+    assert any("-fix" in n for n in gen_names) and not any("-rec" in n for n in gen_names)
+    async with fake_engine(findebate_models(block())) as engine:
+        assert engine.context.financial_index is None
+        assert engine.context.index_for("financial") is engine.context.index

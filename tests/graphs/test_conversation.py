@@ -151,3 +151,50 @@ async def test_unparseable_predictions_degrade(fake_engine: Any, sample_text: st
     out = await run(fake_engine, models("TERMINATE", extractor="no tool call"), sample_text)
     assert out.report.status == "degraded" and out.report.recommendations == []
     assert out.report.failures[0].node == "finalize"
+
+
+async def test_the_writer_keeps_the_clients_requirements_history_and_statements(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """SI4Fin's Writer works in one conversation: after the first draft it still has the
+    Client's opening requirements and the earlier feedback, and it gets the statements."""
+    q = {"fiscalDateEnding": "2026-06-30", "totalRevenue": "777"}
+    fin = Financials.model_validate({"most_recent_earnings": q, "quarters": [q]})
+    m = models("More detail please.", "TERMINATE")
+    await run(fake_engine, m, sample_text, financials=fin)
+    calls = m.script("writer").calls
+    assert len(calls) == 8
+    for call in calls:
+        assert "| Revenue | 777 |" in call.text  # the statements it is told to use
+    for call in calls[1:]:
+        assert "CLIENT NEEDS: the guidance and the margin drivers." in call.text
+    third = calls[2].text  # answering the Psychologist: the Analyst's earlier feedback kept
+    assert "PSYCHOLOGIST: calibrate" in third and "ANALYST: check revenue." in third
+    fifth = calls[4].text  # round 2 opens with the Client's round-1 feedback
+    assert "Not yet" not in fifth and "More detail please." in fifth
+    assert "EDITOR: sections fine." in fifth  # round 1's feedback survives into round 2
+
+
+async def test_the_analyst_gives_trend_insight_from_the_quarters(
+    fake_engine: Any, sample_text: str
+) -> None:
+    m = models("TERMINATE")
+    await run(fake_engine, m, sample_text)
+    prompt = " ".join(m.script("analyst").calls[0].text.split())
+    assert "trends across the quarters" in prompt and "Check every figure" not in prompt
+
+
+async def test_code_written_sections_stay_outside_the_papers_five_sections(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """SI4Fin fixes the report's format: the call facts go to `appendix` (report.json, a block
+    of their own on the page and in the PDF), so the Markdown is the title, the five sections
+    and the canonical recommendations."""
+    import re
+
+    out = await run(fake_engine, models("TERMINATE"), sample_text)
+    r = out.report
+    assert r.facts is not None and r.appendix is not None
+    assert "**Key figures**" in r.appendix and "Key figures" not in r.markdown
+    headings = re.findall(r"^## (.+)$", r.markdown, re.MULTILINE)
+    assert headings == [*SECTIONS, "Recommendations"], headings

@@ -209,3 +209,47 @@ async def test_a_fact_check_outage_degrades_and_keeps_the_draft(
     assert failure.node == "fact_check" and "server_error" in failure.reason
     assert any(n.startswith("fact_check: the correction model failed (server_error") for n in
                report.notes)  # fmt: skip
+
+
+async def test_computed_changes_and_scorecard_values_pass_untouched(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """Figures code computed (QoQ/YoY, the market scorecard) are supported, each with its
+    provenance: the fact-check sends nothing back; a changed digit in one of them is sent."""
+    from core.inputs import changes
+    from core.market import scorecard
+    from tests.core.test_provenance import FIN, PRICES
+
+    card = scorecard(PRICES)
+    revenue = {(c.label, c.basis): c for c in changes(FIN)}[("Revenue", "YoY")]
+    quoted = (
+        f"## Summary\nRevenue grew {revenue.text()} year over year. The stock's RSI is "
+        f"{card.rsi_14:.1f} with a 30-day return of {card.returns_pct[30]:.1f}%.\n"
+    )
+    checker = Script.of(default="never asked")
+    async with fake_engine(zero_shot_models(quoted, checker), fact_check=True) as engine:
+        out = await engine.run(
+            "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+        )
+    report = out.report
+    assert checker.calls == [] and report.evidence.fact_check.ungrounded_before == []
+    assert "Unverified" not in report.markdown and revenue.text() in report.markdown
+    by_text = {n.text: n for n in report.evidence.numbers}
+    assert by_text[revenue.text().lstrip("+")].provenance == f"computed: {revenue.formula}"
+    rsi = by_text[f"{card.rsi_14:.1f}"]
+    assert (
+        rsi.origin == "market"
+        and "NWL" in (rsi.provenance or "")
+        and "rsi_14" in (rsi.provenance or "")
+    )
+
+    rsi_text = f"{card.rsi_14:.1f}"
+    wrong = rsi_text[:-1] + str((int(rsi_text[-1]) + 5) % 10)
+    checker = Script.of(default=quoted)
+    bad = quoted.replace(rsi_text, wrong)
+    async with fake_engine(zero_shot_models(bad, checker), fact_check=True) as engine:
+        out = await engine.run(
+            "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+        )
+    assert out.report.evidence.fact_check.ungrounded_before == [wrong]  # only that one
+    assert f'"{wrong}"' in checker.calls[0].text

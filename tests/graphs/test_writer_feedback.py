@@ -112,6 +112,27 @@ async def test_advanced_writer_without_financials_says_so(
     assert any("no financials supplied" in n for n in out.report.notes)
 
 
+async def test_the_panel_sees_the_financial_data_the_writer_used(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """Jetsons' panel checks every claim traces to "the transcript or external data": it gets
+    the same computed table the writers get; without financials it is told there are none."""
+    fin = Financials.model_validate(
+        {
+            "most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": "1200"},
+            "previous_earnings": {"fiscalDateEnding": "2026-03-31", "totalRevenue": "1000"},
+        }
+    )
+    m = models(panel=("ALL GOOD",))
+    await run(fake_engine, m, "simple_feedback", sample_text, financials=fin)
+    (call,) = m.script("panel").calls
+    assert "| Revenue | 1,200 | 1,000 | +20.0% |" in call.text
+    assert "## Financial data" in call.text
+    m = models(panel=("ALL GOOD",))
+    await run(fake_engine, m, "simple_feedback", sample_text)
+    assert "Not supplied: use the figures the call states." in m.script("panel").calls[0].text
+
+
 async def test_panel_all_good_first_time(fake_engine: Any, sample_text: str) -> None:
     m = models(panel=("ALL GOOD",))
     out = await run(fake_engine, m, "simple_feedback", sample_text)

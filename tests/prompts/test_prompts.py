@@ -46,6 +46,7 @@ VARS = {
     "question": "QUESTION-SLOT",
     "briefing": "BRIEFING-SLOT",
     "history": "HISTORY-SLOT",
+    "requirements": "REQUIREMENTS-SLOT",
     "bull": "BULL-SLOT",
     "bear": "BEAR-SLOT",
     "scorecard": '{"rsi_14": 55.0}',
@@ -54,6 +55,7 @@ VARS = {
     "decision": "DECISION-SLOT",
     "verdict": Verdict(winner="Bear", justification="JUSTIFICATION-SLOT is long enough."),
     "stress": "STRESS-SLOT",
+    "thesis": "THESIS-SLOT",
     # fact-check
     "problems": [{"text": "$9.99 billion", "context": "PROBLEM-CONTEXT-SLOT"}],
     "passages": "PASSAGES-SLOT",
@@ -226,7 +228,8 @@ def test_advanced_writer_has_nine_sections_in_order() -> None:
 
 
 def test_panel_and_reviewers_name_their_exact_approval() -> None:
-    assert "exactly the two words ALL GOOD" in prompts.render("writer_feedback/panel", **VARS).user
+    panel = prompts.render("writer_feedback/panel", **VARS)
+    assert "exactly the two words ALL GOOD" in " ".join(panel.user.split())
     for r in ("financial_expert", "risk_reviewer", "persuasiveness"):
         p = prompts.render(f"writer_feedback/{r}", **VARS)
         assert "exactly the word APPROVED" in " ".join(p.system.split())
@@ -300,7 +303,7 @@ def test_verified_facts_come_in_the_shared_context_when_given(name: str) -> None
     take figures from it, before the role; without, no empty heading."""
     block = "- Revenue: $612 million (Q2 2026; grew 8.4% year over year; CEO)"
     with_facts = prompts.render(name, **VARS, facts=block)
-    assert block in with_facts.system and "never state a figure" in with_facts.system
+    assert block in with_facts.system
     assert with_facts.system.index(block) < with_facts.system.index("## Your role")
     without = prompts.render(name, **VARS)
     assert "Call facts (extracted by code)" not in without.system + without.user
@@ -344,3 +347,67 @@ def test_a_change_anywhere_changes_the_prompt() -> None:
     for change in ({"facts": "F2"}, {"transcript": "OTHER"}, {"report": "OTHER REPORT"}):
         other = prompts.render("writer_feedback/panel", **{**VARS, "facts": "F1", **change})
         assert (other.system, other.user) != (base.system, base.user), change
+
+
+PRECEDENCE = "(your role's own instructions on data come first)"
+
+
+@pytest.mark.parametrize("name", prompts.available())
+def test_one_figure_rule_with_its_precedence_written_once(name: str) -> None:
+    """Every prompt carries the one figure rule (provenance for every figure, the role's own data
+    instructions first) exactly once, in the shared context; no older rule contradicts it."""
+    p = prompts.render(name, **VARS, facts="FACTS-SLOT")
+    text = p.system + p.user
+    assert text.count("## Figures (every role)") == 1
+    assert text.count(PRECEDENCE) == 1
+    assert p.system.index(PRECEDENCE) < p.system.index("## Your role")
+    for old in ("never state a figure that neither gives", "Quote figures exactly as the call"):
+        assert old not in text, (name, old)
+    assert not ("list every" in text and "bullet" in text), name  # no "every" under a cap
+
+
+def test_the_conviction_band_is_findebates_only() -> None:
+    band = "70-80%"
+    for name in ("findebate/synthesizer", "baselines/zero_shot", "baselines/standard_rag"):
+        assert band in prompts.render(name, **VARS).user, name
+    lead = prompts.render("adversarial/lead_analyst", **VARS)
+    assert band not in lead.system + lead.user and "Conviction: an integer percent" in lead.user
+
+
+def test_synthesizer_keeps_the_analyses_ids_but_is_not_asked_for_passages() -> None:
+    synth = prompts.render("findebate/synthesizer", **VARS).user
+    assert "cite its id" not in synth and "keep\nthat id" in synth
+    rag = prompts.render("baselines/standard_rag", **VARS).user
+    assert "cite its id in square brackets" in rag and "EVIDENCE-SLOT" in rag
+
+
+def test_zero_shot_is_the_synthesizers_task_on_the_call_alone() -> None:
+    """FinDebate's zero-shot baseline: the synthesizer's role and sections, the call, nothing
+    else (no specialists, no passages)."""
+    zero = prompts.render("baselines/zero_shot", **VARS)
+    synth = prompts.render("findebate/synthesizer", **VARS)
+    role = synth.system[synth.system.index("## Your role") :]
+    assert zero.system.endswith(role)
+    for section in ("Executive summary", "Financial performance", "Valuation view",
+                    "Risks and mitigants", "Market outlook by horizon"):  # fmt: skip
+        assert section in zero.user and section in synth.user
+    assert "from the earnings analyst" in synth.user and "analyst)" not in zero.user
+    assert "TRANSCRIPT-SLOT" in zero.system
+    for other in ("EVIDENCE-SLOT", "specialist", "passage"):
+        assert other not in zero.system + zero.user, other
+
+
+def test_the_stress_analyst_reads_the_winning_thesis_not_the_case_file() -> None:
+    p = prompts.render("adversarial/stress_analyst", **VARS)
+    assert "THESIS-SLOT" in p.system and "DECISION-SLOT" in p.user
+    for other in ("BRIEFING-SLOT", "HISTORY-SLOT"):
+        assert other not in p.system + p.user, other
+
+
+def test_si4fin_writer_keeps_the_conversation_and_the_analyst_gives_trends() -> None:
+    edit = prompts.render("conversation/writer", **VARS)
+    assert "## The client's requirements (from the start of the conversation)\n" in edit.user
+    assert "REQUIREMENTS-SLOT" in edit.user and "HISTORY-SLOT" in edit.user
+    assert "## Financial data\nFINANCIALS-SLOT" in edit.system
+    analyst = " ".join(prompts.render("conversation/analyst", **VARS).user.split())
+    assert "trends across the quarters" in analyst and "Check every figure" not in analyst

@@ -131,6 +131,20 @@ function linkFacts(root, facts, drawer) {
   }
 }
 
+const ORIGINS = {
+  call: "stated in the call", statements: "stated in the statements", computed: "computed by code",
+  market: "market data", consensus: "vendor consensus",
+};
+
+// Where a supported figure comes from: the call's words, or the provenance code recorded (the
+// statement field and quarter, a computed figure's formula, the market series and indicator).
+function origin(check) {
+  if (check.origin === "call" || !check.provenance) {
+    return `Stated in the ${check.source_index === 1 ? "financial data" : "call"}: “${check.source_text}”`;
+  }
+  return `${ORIGINS[check.origin] || check.origin}: ${check.provenance.replace(/^[a-z ]+: /, "")}`;
+}
+
 function markFigures(root, numbers, onFigure) {
   const checks = (numbers || []).filter((n) => n.text);
   if (!checks.length) return;
@@ -155,8 +169,8 @@ function markFigures(root, numbers, onFigure) {
       const check = byText.get(m[0]);
       frag.append(text.slice(last, m.index));
       const tip = check.grounded
-        ? `Stated in the ${check.source_index === 1 ? "financial data" : "call"}: “${check.source_text}”`
-        : `Not found in the call${check.flagged ? " (footnoted as unverified)" : ""}`;
+        ? origin(check)
+        : `No source: not in the call, the statements, the market data or the consensus${check.flagged ? " (footnoted as unverified)" : ""}`;
       frag.append(h("button", {
         type: "button", class: `fig ${check.grounded ? "grounded" : "ungrounded"}`, title: tip,
         dataset: { figure: check.text, grounded: String(check.grounded) },
@@ -277,7 +291,7 @@ export function renderReport(run, drawer) {
       clear(drawer.el).append(
         h("div", { class: "drawer-head" }, h("strong", {}, check.text),
           h("button", { type: "button", class: "btn small", onclick: () => { drawer.el.hidden = true; } }, "Close")),
-        h("p", {}, check.grounded ? `Stated in the financial data as “${check.source_text}”.` : "Not stated in the call or the financial data."),
+        h("p", {}, check.grounded ? origin(check) : "No source: not stated in the call, the statements, the market data or the consensus, nor computed from them."),
         check.flagged ? h("p", { class: "muted" }, "Still unsupported after the fact-check: footnoted as unverified.") : null,
         h("p", { class: "muted" }, "In the report: ", check.context));
     }
@@ -285,17 +299,23 @@ export function renderReport(run, drawer) {
 
   const md = renderMarkdown(report.markdown, { onCite: openChunk });
   tagApparatus(md);
-  linkFacts(md, report.facts, drawer);
+  // where the paper fixes the report's format, code's sections come as a block of their own
+  const appendix = report.appendix ? renderMarkdown(report.appendix, { headingShift: 1 }) : null;
+  linkFacts(appendix || md, report.facts, drawer);
   markFigures(md, report.evidence?.numbers, openFigure);
+  const reportTab = appendix
+    ? h("div", {}, md, h("aside", { class: "appendix" },
+        h("h3", {}, "Written by code, outside the report's format"), appendix))
+    : md;
 
   const nums = report.evidence?.numbers || [];
   const figureTable = nums.length
     ? h("table", { class: "data figures" },
-        h("thead", {}, h("tr", {}, ["Figure", "In the call?", "Source", "Report context"].map((t) => h("th", {}, t)))),
+        h("thead", {}, h("tr", {}, ["Figure", "Where from", "Source", "Report context"].map((t) => h("th", {}, t)))),
         h("tbody", {}, nums.map((n) => h("tr", { class: n.grounded ? "grounded" : "ungrounded" },
           h("td", {}, h("button", { type: "button", class: `fig ${n.grounded ? "grounded" : "ungrounded"}`, onclick: () => openFigure(n) }, n.text)),
-          h("td", {}, n.grounded ? (n.source_index === 1 ? "yes (financials)" : "yes") : n.flagged ? "no (footnoted)" : "no"),
-          h("td", {}, n.source_text || "—"),
+          h("td", {}, n.grounded ? ORIGINS[n.origin] || "the call" : n.flagged ? "unsupported (footnoted)" : "unsupported"),
+          h("td", {}, n.origin === "call" ? n.source_text || "—" : n.provenance || n.source_text || "—"),
           h("td", { class: "muted" }, n.context)))))
     : h("p", { class: "muted" }, "The report states no figures.");
   const fc = report.evidence?.fact_check;
@@ -341,7 +361,7 @@ export function renderReport(run, drawer) {
       h("span", { class: "fig grounded legend" }, "found in the call"), " ",
       h("span", { class: "fig ungrounded legend" }, "not found")),
     tabs([
-      ["Report", md],
+      ["Report", reportTab],
       ["Evidence", h("div", {}, factCheck, figureTable, passageList.length ? h("h4", {}, "Passages the analysis used") : null, h("ul", { class: "passages" }, passageList))],
       ["Log", logPanel],
       ["Trace", trace],
