@@ -125,7 +125,8 @@ async def admit(
 ) -> RunRecord:
     """A validated body becomes a stored, queued run, within the quotas (every intake: this
     API's and the LangGraph routes')."""
-    check_transcript(body, settings.max_transcript_bytes)
+    # parsing is CPU-bound on a long call: in a worker thread, so the API keeps answering
+    await asyncio.to_thread(check_transcript, body, settings.max_transcript_bytes)
     body = await fetch_market_data(body, settings)  # outside the lock: it may wait on the vendor
     lock: asyncio.Lock = request.app.state.intake_lock
     async with lock:  # one process's checks and inserts in turn: a burst cannot slip through

@@ -188,9 +188,12 @@ class RunExecutor:
                 "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""
             )
             run_started(record.pipeline, resume)
+            # parsing is CPU-bound on a long call: in a worker thread, off the event loop
+            text = record.input.transcript
+            transcript = None if resume else await asyncio.to_thread(parse_transcript, text)
             outcome = await self.engine.run(
                 record.pipeline,
-                None if resume else parse_transcript(record.input.transcript),
+                transcript,
                 record.input.call,
                 run_id=run_id,
                 on_event=lambda e: self._on_event(writer, e),

@@ -351,3 +351,30 @@ def test_eval_dir_with_control_characters_is_a_422(tmp_path: Path, folder: str) 
         resp = client.post("/v1/evals", content=body, headers={"Content-Type": "application/json"})
     assert resp.status_code == 422, resp.text
     assert "control characters" in resp.text and str(tmp_path) not in resp.text
+
+
+HEAVY = "1," * 499_000 + "\nRevenue was $5 million, up 10% from last year.\n"  # ~1 MB
+
+
+def test_healthz_keeps_answering_while_a_heavy_run_works(tmp_path: Path) -> None:
+    """Issue 27, 1: a 1 MB adversarial call's CPU-bound node work (facts, chunking, fitting the
+    prompt, the fact-check's grounding, the report's scans) runs off the event loop, so the API
+    answers while the run works. (Before: the fact-check alone held the loop for ~6 s.) The
+    bound is generous, for a loaded machine: it tells a frozen loop from a busy one."""
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json={"transcript": HEAVY, "pipeline": "zero_shot"})
+        assert run_id.status_code == 202, run_id.text
+        rid = run_id.json()["id"]
+        slowest, polls = 0.0, 0
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            t0 = time.monotonic()
+            assert client.get("/healthz").status_code == 200
+            slowest = max(slowest, time.monotonic() - t0)
+            polls += 1
+            if client.get(f"/v1/runs/{rid}").json()["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+        assert client.get(f"/v1/runs/{rid}").json()["status"] == "succeeded"
+        assert polls > 20  # the run took a while: /healthz was asked throughout
+        assert slowest < 3.0, f"/healthz took {slowest:.1f} s while the run worked"
