@@ -106,6 +106,14 @@ class Settings(BaseSettings, RunOptions):
         default=20, description="queued + running runs one API key may have at once"
     )
     max_queue: int = Field(default=1000, description="queued runs in all; past it, 429")
+    resume_attempts: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="starts of a run that may end with the process killed or stalled (SIGKILL, "
+        "OOM, a frozen worker) before the run is failed instead of resumed again, its error "
+        "naming the node it was in",
+    )
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '

@@ -378,3 +378,48 @@ def test_healthz_keeps_answering_while_a_heavy_run_works(tmp_path: Path) -> None
         assert client.get(f"/v1/runs/{rid}").json()["status"] == "succeeded"
         assert polls > 20  # the run took a while: /healthz was asked throughout
         assert slowest < 3.0, f"/healthz took {slowest:.1f} s while the run worked"
+
+
+def _interrupted_run(data: Path, run_id: str, starts: int) -> None:
+    """A stored `running` run that was started `starts` times, each ended by a killed or
+    stalled process while it was in the facts node (as a SIGKILL during it leaves the store)."""
+    import asyncio
+
+    from app.service.events import NodeStarted, RunStarted
+    from app.storage import RunInput, RunRecord, Store, now
+
+    async def write() -> None:
+        store = await Store.open(None, data / "runs.sqlite")
+        try:
+            await store.create(RunRecord(
+                id=run_id, pipeline="facts", status="running", created_at=now(),
+                started_at=now(), input=RunInput(transcript=TEXT),
+            ))  # fmt: skip
+            for _ in range(starts):
+                await store.begin_attempt(run_id)
+                await store.append_event(run_id, RunStarted(run_id=run_id, pipeline="facts"))
+                await store.append_event(run_id, NodeStarted(run_id=run_id, node="facts"))
+        finally:
+            await store.close()
+
+    asyncio.run(write())
+
+
+def test_a_run_interrupted_resume_attempts_times_fails_naming_its_node(tmp_path: Path) -> None:
+    """Issue 27, 1: a run whose process was killed or stalled EDESK_RESUME_ATTEMPTS times is
+    failed at the next start-up (reason `interrupted`, the node named), not resumed forever;
+    the API can delete it. One interruption fewer and it resumes and finishes."""
+    data = tmp_path / "data"
+    _interrupted_run(data, "twice", starts=2)
+    _interrupted_run(data, "once", starts=1)
+    with api(tmp_path) as client:  # EDESK_RESUME_ATTEMPTS defaults to 2
+        failed = wait_status(client, "twice", {"succeeded", "failed"})
+        assert failed["status"] == "failed" and failed["reason"] == "interrupted"
+        assert failed["failed_node"] == "facts"
+        assert "node facts" in failed["error"] and "EDESK_RESUME_ATTEMPTS=2" in failed["error"]
+        assert wait_status(client, "once", {"succeeded", "failed"})["status"] == "succeeded"
+        assert client.delete("/v1/runs/twice").status_code == 204
+        assert client.get("/v1/runs/twice").status_code == 404
+    _interrupted_run(tmp_path / "more" / "data", "twice", starts=2)
+    with api(tmp_path / "more", resume_attempts=3) as client:  # the setting decides
+        assert wait_status(client, "twice", {"succeeded", "failed"})["status"] == "succeeded"
