@@ -168,7 +168,21 @@ class Settings(BaseSettings, RunOptions):
         'e.g. {"synthesize": ["429", "timeout"]}; faults: timeout, 429, 500, 503, empty, garbage',
     )
 
-    max_transcript_bytes: int = 1_000_000
+    max_transcript_bytes: int = Field(
+        default=1_000_000,
+        ge=1,
+        le=100_000_000,
+        description="largest transcript a run, an evaluation's call or `analyze` takes, in "
+        "UTF-8 bytes (413 naming the limit): bounds what a run holds and scans",
+    )
+    max_transcript_lines: int = Field(
+        default=20_000,
+        ge=1,
+        le=10_000_000,
+        description="most lines a transcript may have (422 naming the limit): bounds the "
+        "line-by-line parsing and scans (1 MB of newlines is a million lines; a long call has "
+        "a few thousand)",
+    )
     max_request_bytes: int = Field(
         default=64_000_000,
         ge=1_000_000,
@@ -241,7 +255,6 @@ class Settings(BaseSettings, RunOptions):
             "max_concurrency",
             "local_n_ctx",
             "local_threads",
-            "max_transcript_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
@@ -306,6 +319,10 @@ class Settings(BaseSettings, RunOptions):
         """Word cap on the call's text per prompt: the option, else EDESK_TRANSCRIPT_WORDS,
         else none (the model's context window decides)."""
         return given if given is not None else self.transcript_words
+
+    def transcript_bounds(self) -> dict[str, int]:
+        """The transcript bounds, as `core.transcript.parse_transcript` takes them."""
+        return {"max_bytes": self.max_transcript_bytes, "max_lines": self.max_transcript_lines}
 
     def eval_dir_list(self) -> list[Path]:
         return [Path(d.strip()).resolve() for d in self.eval_dirs.split(",") if d.strip()]

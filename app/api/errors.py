@@ -17,9 +17,19 @@ from starlette.routing import Match
 class FieldError(Exception):
     """A request field is unusable: 422 naming it (or another 4xx, e.g. 413 for size)."""
 
-    def __init__(self, field: str, message: str, *, status: int = 422, kind: str = "value_error"):
+    def __init__(
+        self,
+        field: str,
+        message: str,
+        *,
+        status: int = 422,
+        kind: str = "value_error",
+        where: tuple[str | int, ...] = (),
+    ):
+        """`where`: the path in the body to the object holding `field` (e.g. calls, 0)."""
         super().__init__(message)
         self.field, self.message, self.status, self.kind = field, message, status, kind
+        self.loc: list[str | int] = ["body", *where, field]
 
 
 class ApiError(Exception):
@@ -53,7 +63,7 @@ def _text(message: str) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(FieldError)
     async def _field(_: Request, exc: FieldError) -> JSONResponse:
-        body = {"detail": [{"loc": ["body", exc.field], "msg": exc.message, "type": exc.kind}]}
+        body = {"detail": [{"loc": exc.loc, "msg": exc.message, "type": exc.kind}]}
         return JSONResponse(body, status_code=exc.status)
 
     @app.exception_handler(ApiError)

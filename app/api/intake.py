@@ -15,7 +15,14 @@ from app.api.errors import ApiError, BodyInvalid, FieldError, validation_detail
 from app.api.schemas import RunCreate
 from app.market.alphavantage import AlphaVantage, VendorError
 from app.settings import Settings
-from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
+from core.transcript import (
+    Transcript,
+    TranscriptError,
+    TranscriptTooLarge,
+    TranscriptTooManyLines,
+    decode_transcript,
+    parse_transcript,
+)
 
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
 
@@ -69,9 +76,9 @@ async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
     return data
 
 
-async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCreate:
+async def read_run_request(request: Request, settings: Settings) -> RunCreate:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    limit = max_transcript_bytes + EXTRA_BODY_BYTES
+    limit = settings.max_transcript_bytes + EXTRA_BODY_BYTES
     if ctype == "application/json":
         data = await read_json_object(request, limit)
     elif ctype == "multipart/form-data":
@@ -79,12 +86,11 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         form = await request.form(max_files=1, max_fields=20)
         upload = form.get("transcript")
         if isinstance(upload, UploadFile):
-            raw = await upload.read(max_transcript_bytes + 1)
+            raw = await upload.read(settings.max_transcript_bytes + 1)
             try:
-                text = decode_transcript(raw, max_bytes=max_transcript_bytes)
+                text = decode_transcript(raw, **settings.transcript_bounds())
             except TranscriptError as exc:
-                status = 413 if "limit" in str(exc) else 422
-                raise FieldError("transcript", str(exc), status=status) from None
+                raise transcript_refusal(exc) from None
         elif isinstance(upload, str):
             text = upload
         else:
@@ -111,12 +117,24 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         raise BodyInvalid(validation_detail(exc)) from None
 
 
-def check_transcript(body: RunCreate, max_bytes: int) -> Transcript:
+def transcript_refusal(exc: TranscriptError, where: tuple[str | int, ...] = ()) -> FieldError:
+    """A transcript refused: 413 over the size bound, 422 otherwise (the line bound, empty,
+    not text), the message naming the bound and its setting."""
+    status = 413 if isinstance(exc, TranscriptTooLarge) else 422
+    kind = "too_large" if status == 413 else "too_long" if isinstance(
+        exc, TranscriptTooManyLines) else "value_error"  # fmt: skip
+    return FieldError("transcript", str(exc), status=status, kind=kind, where=where)
+
+
+def check_transcript(
+    body: RunCreate, settings: Settings, where: tuple[str | int, ...] = ()
+) -> Transcript:
+    """The run's transcript parsed within the server's bounds (CPU-bound on a long call: the
+    async intake runs it in a worker thread). `where`: the field's path in the body."""
     try:
-        return parse_transcript(body.transcript, max_bytes=max_bytes)
+        return parse_transcript(body.transcript, **settings.transcript_bounds())
     except TranscriptError as exc:
-        status = 413 if "limit" in str(exc) else 422
-        raise FieldError("transcript", str(exc), status=status) from None
+        raise transcript_refusal(exc, where) from None
 
 
 async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import uuid
@@ -15,10 +16,13 @@ from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import OwnerDep, ResumeDep, SettingsDep, sse_response, visible
 from app.api.errors import ApiError, FieldError
+from app.api.intake import transcript_refusal
 from app.api.schemas import refusals
-from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.dataset import DatasetError, EvalItem, load_dataset
 from app.evaluation.service import EvalManager, calls_of
+from app.settings import Settings
 from app.storage import EvalRecord, EvalSpec
+from core.transcript import TranscriptError, check_bounds
 from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
 
@@ -35,7 +39,11 @@ class EvalCallIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    transcript: str = Field(min_length=1, max_length=1_000_000)
+    transcript: str = Field(
+        min_length=1,
+        description="the call; within EDESK_MAX_TRANSCRIPT_BYTES (413) and "
+        "EDESK_MAX_TRANSCRIPT_LINES (422), as a run's",
+    )
     summary: str | None = Field(default=None, description="gold bullets, one per line")
     labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
         default=None, description="price direction per horizon: 1 up, -1 down"
@@ -182,11 +190,16 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager) -> Path
     return folder
 
 
-@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403))
+@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403, 413))
 async def create_eval(
     body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
 ) -> EvalSummary:
     """Start an evaluation; follow it at `links.events`, read the table at `links.self`."""
+    for i, call in enumerate(body.calls or []):  # a run's bounds, before anything is stored
+        try:
+            check_bounds(call.transcript, **settings.transcript_bounds())
+        except TranscriptError as exc:
+            raise transcript_refusal(exc, where=("calls", i)) from None
     folder = _folder(body, settings, evals)
     roots = None if body.calls is not None else settings.eval_dir_list()
     try:
@@ -202,6 +215,8 @@ async def create_eval(
             str(folder), body.dir or "the calls")) from None  # fmt: skip
     if body.limit:
         items = items[: body.limit]
+    if body.dir is not None:
+        await asyncio.to_thread(_within_bounds, items, settings)
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
     if body.judge and pair is None and len(body.pipelines) >= 2:
         pair = (body.pipelines[0], body.pipelines[1])
@@ -212,6 +227,17 @@ async def create_eval(
         concurrency=body.concurrency,
     )  # fmt: skip
     return _summary(await evals.start(owner, spec, eval_id=eval_id))
+
+
+def _within_bounds(items: list[EvalItem], settings: Settings) -> None:
+    """A server folder's calls within a run's bounds: refused on `dir`, naming the call."""
+    for item in items:
+        try:
+            check_bounds(item.path.read_bytes(), **settings.transcript_bounds())
+        except TranscriptError as exc:
+            refusal = transcript_refusal(exc)
+            raise FieldError("dir", f"call {item.id}: {exc}", status=refusal.status,
+                             kind=refusal.kind) from None  # fmt: skip
 
 
 async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:

@@ -165,7 +165,9 @@ async def _start(
     if {"messages", "messages-tuple"} & set(body.modes()):
         options["stream_tokens"] = True
     run_body = _run_body(pipeline, body.input or {}, options)
-    record = await admit(request, run_body, manager, owner, settings, thread_id=thread.id)
+    record = await admit(
+        request, run_body, manager, owner, settings, thread_id=thread.id, where=("input",)
+    )
     return record, body
 
 

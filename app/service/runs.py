@@ -236,7 +236,10 @@ class RunExecutor:
             run_started(record.pipeline, resume)
             # parsing is CPU-bound on a long call: in a worker thread, off the event loop
             text = record.input.transcript
-            transcript = None if resume else await asyncio.to_thread(parse_transcript, text)
+            bounds = self.settings.transcript_bounds()  # the intake's, so what it took runs
+            transcript = (
+                None if resume else await asyncio.to_thread(parse_transcript, text, **bounds)
+            )
             outcome = await self.engine.run(
                 record.pipeline,
                 transcript,
