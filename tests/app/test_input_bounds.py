@@ -21,7 +21,7 @@ BYTES, LINES = 60_000, 400
 SENTENCE = "Revenue was $5 million, up 10% from last year."
 OVERSIZE = (SENTENCE + " ") * (BYTES // len(SENTENCE) + 10)  # one line, over the bytes
 MANY_LINES = "\n" * 30_000 + SENTENCE  # 30 KB: within the bytes, over the lines
-BOUNDS = {"max_transcript_bytes": BYTES, "max_transcript_lines": LINES}
+BOUNDS: dict[str, Any] = {"max_transcript_bytes": BYTES, "max_transcript_lines": LINES}
 
 
 def _send(client: TestClient, intake: str, transcript: str) -> Any:
@@ -36,13 +36,12 @@ def _send(client: TestClient, intake: str, transcript: str) -> Any:
         body = {"calls": [{"id": "ok", "transcript": TEXT}, {"id": "x", "transcript": transcript}],
                 "pipelines": ["facts"]}  # fmt: skip
         return client.post("/v1/evals", json=body)
+    lg_body = {"assistant_id": "facts", "input": {"transcript": transcript}}
     if intake == "lg_runs":
-        return client.post("/runs/wait", json={"assistant_id": "facts",
-                                               "input": {"transcript": transcript}})  # fmt: skip
+        return client.post("/runs/wait", json=lg_body)
     assert intake == "lg_thread_runs"
     thread = client.post("/threads", json={}).json()["thread_id"]
-    return client.post(f"/threads/{thread}/runs",
-                       json={"assistant_id": "facts", "input": {"transcript": transcript}})  # fmt: skip
+    return client.post(f"/threads/{thread}/runs", json=lg_body)
 
 
 INTAKES = ["runs", "runs_stream", "upload", "evals", "lg_runs", "lg_thread_runs"]
