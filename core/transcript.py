@@ -128,10 +128,19 @@ def check_text(text: str, what: str) -> None:
         ) from None
 
 
+# Letters and symbols that draw nothing: the Hangul fillers (category Lo) and the braille
+# blank (So). Every other invisible character is told by its category (`_SHOWS`).
+_BLANK_GRAPHICS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Letters, numbers, punctuation and symbols render; separators (Z*), controls and format
+# characters (C*: zero-width spaces and joiners, BOMs, direction marks) and marks (M*:
+# combining marks and variation selectors such as U+FE0F, drawn only on a base) do not.
+_SHOWS = frozenset("LNPS")
+
+
 def visible(text: str) -> bool:
-    """Whether any character would show: not a space, a control or a format character
-    (zero-width spaces and joiners, byte-order marks, direction marks)."""
-    return any(unicodedata.category(ch)[0] not in ("Z", "C") for ch in text)
+    """Whether any character would show on its own: a letter, number, punctuation mark or
+    symbol by its Unicode category, and not one of the few that draw a blank."""
+    return any(unicodedata.category(ch)[0] in _SHOWS and ch not in _BLANK_GRAPHICS for ch in text)
 
 
 def parse_transcript(

@@ -69,7 +69,16 @@ def test_json_nested_100000_deep_is_a_400(tmp_path: Path) -> None:
             )
 
 
-@pytest.mark.parametrize("payload", ["\u200b\u200b\u200d\ufeff", "\u2060 \u200e\n\u00a0"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "\u200b\u200b\u200d\ufeff", "\u2060 \u200e\n\u00a0",
+        # issue 27, 3: Hangul filler (Lo), braille blank (So), a variation selector and
+        # combining marks (Mn, Me) alone, the halfwidth filler, all of them mixed
+        "\u3164", "\u2800\u2800", "\ufe0f", "\u0301\u0302", "\u20dd", "\uffa0\u115f",
+        "\u3164 \u2800\n\ufe0f\u0301\u200b",
+    ],
+)  # fmt: skip
 def test_invisible_only_transcripts_are_refused_like_empty_ones(
     tmp_path: Path, payload: str
 ) -> None:
