@@ -432,3 +432,34 @@ def test_a_run_interrupted_resume_attempts_times_fails_naming_its_node(tmp_path:
     _interrupted_run(tmp_path / "more" / "data", "twice", starts=2)
     with api(tmp_path / "more", resume_attempts=3) as client:  # the setting decides
         assert wait_status(client, "twice", {"succeeded", "failed"})["status"] == "succeeded"
+
+
+BIG = "Q" * 900_000
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("POST", "/v1/runs", {"transcript": TEXT, "financials": {BIG: 1}}),  # a key, in loc
+        ("POST", "/v1/runs", {"transcript": TEXT, "pipeline": BIG}),
+        ("POST", "/v1/runs", {"transcript": TEXT, "call_date": BIG, "fetch": True,
+                              "ticker": "ACME"}),
+        ("POST", "/v1/evals", {"calls": [{"id": "a", "transcript": TEXT}], "ids": [BIG],
+                               "pipelines": ["facts"]}),
+        ("POST", "/v1/evals", {"dir": "/" + "d" * 4000, "pipelines": ["facts"]}),
+        ("POST", "/threads", {"thread_id": BIG}),
+        ("POST", "/runs", {"assistant_id": BIG, "input": {"transcript": TEXT}}),
+        ("GET", "/v1/runs/" + "r" * 8000, None),
+    ],
+)  # fmt: skip
+def test_a_refusal_never_echoes_more_than_200_characters_of_a_value(
+    tmp_path: Path, method: str, url: str, body: Any
+) -> None:
+    """Issue 27, 3: a refusal echoed a 900 KB field back. Every value a refusal quotes (a field,
+    an id, a dict key in `loc`) is cut to 200 characters and '…'."""
+    with api(tmp_path) as client:
+        resp = client.request(method, url, json=body)
+        assert 400 <= resp.status_code < 500, resp.text[:300]
+        assert len(resp.content) < 3_000, (resp.status_code, resp.text[:300])
+        for run in ("Q" * 201, "d" * 201, "r" * 201):
+            assert run not in resp.text
