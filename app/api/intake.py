@@ -59,17 +59,29 @@ def _json_field(name: str, raw: str | None) -> Any:
     if raw is None or raw == "":
         return None
     try:
-        return json.loads(raw)
+        return loads(raw)
     except json.JSONDecodeError as exc:
         raise FieldError(name, f"not valid JSON: {exc.msg} at position {exc.pos}") from None
+    except ValueError as exc:
+        raise FieldError(name, f"not valid JSON: {exc}") from None
+
+
+def _no_constant(name: str) -> Any:
+    """JSON has no NaN or Infinity (Python's parser takes them): refused, never a number."""
+    raise ValueError(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+def loads(raw: str | bytes) -> Any:
+    """Strict JSON: what `json.loads` takes, less NaN, Infinity and -Infinity."""
+    return json.loads(raw, parse_constant=_no_constant)
 
 
 async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
     """A JSON object body of at most `limit` bytes (413 past it, 422 when it is not one)."""
     body = await _read_body(request, limit)
     try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
         raise FieldError("", f"malformed JSON body: {exc}", kind="json_invalid") from None
     if not isinstance(data, dict):
         raise FieldError("", "the JSON body must be an object", kind="json_invalid")

@@ -463,3 +463,46 @@ def test_a_refusal_never_echoes_more_than_200_characters_of_a_value(
         assert len(resp.content) < 3_000, (resp.status_code, resp.text[:300])
         for run in ("Q" * 201, "d" * 201, "r" * 201):
             assert run not in resp.text
+
+
+def _quarter(revenue: str) -> str:
+    return '{"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": ' + (
+        revenue + "}}"
+    )
+
+
+@pytest.mark.parametrize(
+    "financials",
+    [
+        _quarter("NaN"),
+        _quarter("Infinity"),
+        _quarter("-Infinity"),
+        _quarter('"nan"'),
+        _quarter('"1e999"'),
+        '{"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "otherLine": "inf"}}',
+    ],
+)
+def test_financials_refuse_nan_and_infinity(tmp_path: Path, financials: str) -> None:
+    """Issue 27, 3: NaN and the infinities (JSON constants or text) are a 422, never a
+    figure; nothing is stored."""
+    body = f'{{"transcript": {json.dumps(TEXT)}, "pipeline": "facts", "financials": {financials}}}'
+    with api(tmp_path) as client:
+        resp = client.post("/v1/runs", content=body, headers={"content-type": "application/json"})
+        assert resp.status_code == 422, resp.text[:300]
+        assert client.get("/v1/runs").json()["total"] == 0
+        files = {"transcript": ("call.txt", TEXT.encode(), "text/plain")}
+        upload = client.post("/v1/runs", files=files, data={"financials": financials})
+        assert upload.status_code == 422, upload.text[:300]
+
+
+def test_token_budget_has_an_upper_bound(tmp_path: Path) -> None:
+    """Issue 27, 3: 10^26 was accepted as a budget."""
+    with api(tmp_path) as client:
+        for budget in (10**26, 100_000_001):
+            resp = client.post("/v1/runs", json={"transcript": TEXT, "options":
+                                                  {"token_budget": budget}})  # fmt: skip
+            assert resp.status_code == 422, resp.text[:300]
+            assert resp.json()["detail"][0]["loc"][-1] == "token_budget"
+        ok = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "facts",
+                                            "options": {"token_budget": 100_000_000}})  # fmt: skip
+        assert ok.status_code == 202
