@@ -142,7 +142,10 @@ class EvalSummary(BaseModel):
     done: int
     total: int
     error: str | None = None
-    out_dir: str
+    out_dir: str = Field(
+        description="where the evaluation writes, relative to the server's data folder "
+        "(evals/<id>): never a server path"
+    )
     table: str | None = Field(default=None, description="the summary table, Markdown")
     rows: list[dict[str, Any]] = Field(default_factory=list)
     tally: dict[str, Any] = Field(default_factory=dict)
@@ -160,7 +163,8 @@ EvalsDep = Annotated[EvalManager, Depends(get_evals)]
 def _summary(job: EvalRecord) -> EvalSummary:
     return EvalSummary(
         id=job.id, status=job.status, created_at=job.created_at, done=job.done, total=job.total,
-        error=job.error, out_dir=job.spec.out, table=job.result.table, rows=job.result.rows,
+        error=job.error, out_dir=f"evals/{Path(job.spec.out).name}", table=job.result.table,
+        rows=job.result.rows,
         tally=job.result.tally,
         links={"self": f"/v1/evals/{job.id}", "events": f"/v1/evals/{job.id}/events"},
     )  # fmt: skip
