@@ -188,6 +188,20 @@ class Settings(BaseSettings, RunOptions):
         ge=1_000_000,
         description="any request body past this is refused with 413 (runs: the transcript limit)",
     )
+    header_timeout: float = Field(
+        default=10.0,
+        ge=1,
+        le=300,
+        description="seconds a connection may take to send a request's headers (also between "
+        "requests on a kept-alive connection) before `serve` closes it: slow-loris clients",
+    )
+    body_timeout: float = Field(
+        default=60.0,
+        ge=1,
+        le=3600,
+        description="seconds a request's whole body may take to arrive once its headers have; "
+        "past it, 408 naming the limit and the connection is closed",
+    )
     llm_cache: Path | None = Field(
         default=None,
         description="SQLite file caching model answers by model, parameters and prompt "

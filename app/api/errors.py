@@ -4,15 +4,17 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 
@@ -57,6 +59,7 @@ def validation_detail(exc: ValidationError, prefix: tuple[str, ...] = ("body",))
     ]
 
 
+log = logging.getLogger("earnings_desk.api")
 ECHO_LIMIT = 200  # characters of one echoed value (a quoted field, an id, a key)
 _LONG = f"{{{ECHO_LIMIT + 1},}}"  # a regex repeat: longer than ECHO_LIMIT
 _QUOTED = re.compile(f"'[^'\\n]{_LONG}'|\"[^\"\\n]{_LONG}\"")
@@ -109,6 +112,14 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ValidationError)
     async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
         return JSONResponse({"detail": _detail(validation_detail(exc))}, status_code=422)
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, _: ClientDisconnect) -> Response:
+        """The client went away mid-body (an aborted upload): one line, not a traceback; the
+        answer goes nowhere."""
+        log.info("%s %s: client disconnected before its body arrived", request.method,
+                 request.url.path)  # fmt: skip
+        return Response(status_code=400)
 
     @app.exception_handler(RecursionError)
     async def _deep(_: Request, exc: RecursionError) -> JSONResponse:

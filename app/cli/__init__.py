@@ -327,10 +327,13 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     configure(args.log_level, settings.log_format)
     # uvicorn's own access log prints query strings (which may hold an access_token): ours
     # (app.api) logs method, path, status and time only.
+    from app.api.limits import guarded_h11
+
     uvicorn.run(
         create_app(settings),
         host=args.host,
         port=args.port,
+        http=guarded_h11(settings.header_timeout),  # slow headers: the connection is closed
         log_level=args.log_level,
         access_log=False,
         # uvicorn's own lines (its tracebacks too) go through the root handler, which scrubs

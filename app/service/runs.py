@@ -12,7 +12,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -98,6 +98,18 @@ def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> floa
     return round(total, 6) if priced else None
 
 
+T = TypeVar("T")
+
+
+def _unbroken(read: Awaitable[T]) -> Awaitable[T]:
+    """A store read that finishes even when the stream's client goes away during it: a read
+    cancelled inside SQLAlchemy leaves a connection-closing task that the loop destroys
+    pending (logged at every SSE disconnect). The stream itself still stops at once."""
+    task = asyncio.ensure_future(read)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "unretrieved"
+    return asyncio.shield(task)
+
+
 async def stream_log(
     store: Store,
     bus: Bus,
@@ -115,15 +127,15 @@ async def stream_log(
     async with bus.listen(stream_id, tokens=tokens) as inbox:
         while True:
             # listening before reading: an event stored after this read wakes us
-            stored = await store.events(stream_id, after=after)
+            stored = await _unbroken(store.events(stream_id, after=after))
             for ev in stored:
                 after = ev.seq
                 yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
                 if ev.type == final:
                     return
-            if not stored and 0 < await store.last_seq(stream_id, final) <= after:
+            if not stored and 0 < await _unbroken(store.last_seq(stream_id, final)) <= after:
                 return  # resumed at or past the end of a finished log: nothing can come
-            if not await exists():
+            if not await _unbroken(exists()):
                 return
             item = await inbox.get(timeout=poll)
             while item is not None:
