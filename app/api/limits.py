@@ -32,7 +32,10 @@ class BodyLimit:
         received = 0
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
-        complete = False
+        headers = dict(scope["headers"])
+        # no body announced (a GET, an SSE stream): nothing to time; a later receive() is the
+        # wait for the client's disconnect, however long the answer takes
+        complete = declared in (b"", b"0") and b"transfer-encoding" not in headers
 
         async def limited() -> Message:
             nonlocal received, complete

@@ -92,3 +92,26 @@ def test_streams_dropped_by_their_clients_close_cleanly(tmp_path: Path) -> None:
     log = srv.log.read_text(encoding="utf-8", errors="replace")
     assert "Task was destroyed but it is pending" not in log
     assert "Traceback" not in log
+
+
+async def test_the_body_deadline_never_times_a_request_without_a_body() -> None:
+    """A GET (an event stream) reads its first message after the deadline: no 408."""
+    import asyncio
+
+    from app.api.limits import BodyLimit
+
+    got: list[object] = []
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        await asyncio.sleep(0.2)  # past the 0.05 s deadline
+        got.append(await receive())  # type: ignore[operator]
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: object) -> None:
+        raise AssertionError(f"nothing is sent: {message}")
+
+    scope = {"type": "http", "method": "GET", "headers": []}
+    await BodyLimit(app, limit=1000, timeout=0.05)(scope, receive, send)
+    assert got == [{"type": "http.request", "body": b"", "more_body": False}]
