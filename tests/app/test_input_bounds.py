@@ -119,3 +119,20 @@ def test_settings_bound_the_bounds() -> None:
         with pytest.raises(ValidationError):
             Settings(**bad)  # type: ignore[arg-type]
     assert json.loads(Settings().model_dump_json())["max_transcript_lines"] == 20_000
+
+
+def test_an_evaluation_reads_its_calls_within_the_servers_bounds(tmp_path: Path) -> None:
+    """The evaluation parses each call with the server's bounds, not the defaults: a server
+    that raised EDESK_MAX_TRANSCRIPT_LINES evaluates calls a default server would refuse."""
+    from app.evaluation.dataset import EvalItem
+    from app.evaluation.runner import Evaluation
+    from app.settings import Settings
+    from core.transcript import TranscriptTooManyLines
+
+    path = tmp_path / "long.txt"
+    path.write_text("\n" * 25_000 + SENTENCE, encoding="utf-8")  # over the default 20,000
+    item = EvalItem(id="long", path=path)
+    raised = Settings(max_transcript_lines=30_000).transcript_bounds()
+    assert Evaluation([item], ["facts"], tmp_path, on_event=None, bounds=raised).transcript(item)
+    with pytest.raises(TranscriptTooManyLines):
+        Evaluation([item], ["facts"], tmp_path, on_event=None).transcript(item)
