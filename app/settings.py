@@ -176,6 +176,14 @@ class Settings(BaseSettings, RunOptions):
         le=1_000_000,
         description="a LangGraph thread's metadata, as UTF-8 JSON; past it, 413",
     )
+    resume_attempts: int = Field(
+        default=2,
+        ge=1,
+        le=100,
+        description="starts of a run that may end with the process killed or stalled (SIGKILL, "
+        "OOM, a frozen worker) before the run is failed instead of resumed again, its error "
+        "naming the node it was in",
+    )
     prices: dict[str, dict[str, float]] = Field(
         default_factory=dict,
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
@@ -232,12 +240,38 @@ class Settings(BaseSettings, RunOptions):
     )
 
     max_transcript_bytes: int = Field(
-        default=1_000_000, description="input size limit: a larger transcript is refused"
+        default=1_000_000,
+        ge=1,
+        le=100_000_000,
+        description="largest transcript a run, an evaluation's call or `analyze` takes, in "
+        "UTF-8 bytes (413 naming the limit): bounds what a run holds and scans",
+    )
+    max_transcript_lines: int = Field(
+        default=20_000,
+        ge=1,
+        le=10_000_000,
+        description="most lines a transcript may have (422 naming the limit): bounds the "
+        "line-by-line parsing and scans (1 MB of newlines is a million lines; a long call has "
+        "a few thousand)",
     )
     max_request_bytes: int = Field(
         default=64_000_000,
         ge=1_000_000,
         description="any request body past this is refused with 413 (runs: the transcript limit)",
+    )
+    header_timeout: float = Field(
+        default=10.0,
+        ge=1,
+        le=300,
+        description="seconds a connection may take to send a request's headers (also between "
+        "requests on a kept-alive connection) before `serve` closes it: slow-loris clients",
+    )
+    body_timeout: float = Field(
+        default=60.0,
+        ge=1,
+        le=3600,
+        description="seconds a request's whole body may take to arrive once its headers have; "
+        "past it, 408 naming the limit and the connection is closed",
     )
     llm_cache: Path | None = Field(
         default=None,
@@ -306,7 +340,6 @@ class Settings(BaseSettings, RunOptions):
             "max_concurrency",
             "local_n_ctx",
             "local_threads",
-            "max_transcript_bytes",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
@@ -371,6 +404,10 @@ class Settings(BaseSettings, RunOptions):
         """Word cap on the call's text per prompt: the option, else EDESK_TRANSCRIPT_WORDS,
         else none (the model's context window decides)."""
         return given if given is not None else self.transcript_words
+
+    def transcript_bounds(self) -> dict[str, int]:
+        """The transcript bounds, as `core.transcript.parse_transcript` takes them."""
+        return {"max_bytes": self.max_transcript_bytes, "max_lines": self.max_transcript_lines}
 
     def eval_dir_list(self) -> list[Path]:
         return [Path(d.strip()).resolve() for d in self.eval_dirs.split(",") if d.strip()]

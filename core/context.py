@@ -4,6 +4,7 @@ never change under it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -78,10 +79,13 @@ class RunContext:
             return self.financial_index
         return self.index
 
-    def call_text(self, transcript: Transcript, query: str = CALL_QUERY) -> Fit:
+    async def call_text(self, transcript: Transcript, query: str = CALL_QUERY) -> Fit:
         """The call for a prompt: whole when the model's window holds it, else cut by relevance
-        to `query` (and within the run's `transcript_words`, if set)."""
-        return transcript_fit(transcript, query, cap_words=self.words.transcript)
+        to `query` (and within the run's `transcript_words`, if set). Chunking and ranking a
+        long call is CPU-bound: done in a worker thread, so the event loop keeps answering."""
+        return await asyncio.to_thread(
+            transcript_fit, transcript, query, cap_words=self.words.transcript
+        )
 
     def passages(self, ranked: Sequence[EvidencePassage]) -> Fit:
         """Retrieved passages (best first) for a prompt, the best kept when they must be cut."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Annotated, Any, Literal
@@ -22,18 +23,25 @@ class InputError(ValueError):
 
 
 def _amount(value: Any) -> float | None:
+    """A finite number, from a number or its text; None for "not reported". NaN and the
+    infinities (JSON's NaN/Infinity, the text "nan" or "inf") are refused: no statement or
+    price is one, and they would poison every ratio computed from it."""
     if value is None or (isinstance(value, str) and value.strip() in ("", "None", "null", "-")):
         return None
     if isinstance(value, bool):
         raise ValueError("expected a number, got a boolean")
     if isinstance(value, int | float):
-        return float(value)
-    if isinstance(value, str):
+        number = float(value)
+    elif isinstance(value, str):
         try:
-            return float(value.replace(",", "").strip())
+            number = float(value.replace(",", "").strip())
         except ValueError:
-            raise ValueError(f"expected a number, got {value!r}") from None
-    raise ValueError(f"expected a number, got {type(value).__name__}")
+            raise ValueError(f"expected a number, got {value[:40]!r}") from None
+    else:
+        raise ValueError(f"expected a number, got {type(value).__name__}")
+    if not math.isfinite(number):
+        raise ValueError(f"expected a finite number, got {number}")
+    return number
 
 
 _NUMBER_TEXT = {"type": "string", "description": "a number as text ('1,234.5'), or 'None'"}
@@ -102,6 +110,21 @@ class QuarterStatement(BaseModel):
     cashAndCashEquivalentsAtCarryingValue: Amount = None
     operatingCashflow: Amount = None
     capitalExpenditures: Amount = None
+
+    @model_validator(mode="after")
+    def _finite_extra_lines(self) -> QuarterStatement:
+        """Lines kept as given are numbers too: NaN or an infinity is refused on its name."""
+        for name, raw in (self.model_extra or {}).items():
+            if isinstance(raw, float) and not math.isfinite(raw):
+                raise ValueError(f"{name}: expected a finite number, got {raw}")
+            if isinstance(raw, str):
+                try:
+                    number = float(raw.replace(",", "").strip())
+                except ValueError:
+                    continue  # text, kept as given (line() reads it as not reported)
+                if not math.isfinite(number):
+                    raise ValueError(f"{name}: expected a finite number, got {raw[:40]!r}")
+        return self
 
     def line(self, name: str) -> float | None:
         """A statement line by its Alpha Vantage name, declared here or kept as given."""

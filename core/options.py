@@ -49,6 +49,9 @@ def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
     return values
 
 
+MAX_TOKEN_BUDGET = 100_000_000
+
+
 class RunOptions(BaseModel):
     """Per-run options. The app resolves a run's options once, when the run is accepted:
     the request's values over the `EDESK_` defaults; the run keeps them as stored."""
@@ -56,7 +59,11 @@ class RunOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     token_budget: int | None = Field(
-        default=None, ge=1, description="stop the run past this many tokens (none: no limit)"
+        default=None,
+        ge=1,
+        le=MAX_TOKEN_BUDGET,
+        description="stop the run past this many tokens (none: no limit; at most 100 million, "
+        "far beyond any run, so a budget is a number the run's counters can reach)",
     )
     stream_tokens: Annotated[bool, Surface(cli=False)] = Field(
         default=False, description="emit `token` events while models write (live only)"

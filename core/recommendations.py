@@ -16,6 +16,7 @@ from core.contract import (
     Recommendation,
     RevertDecision,
     check_three_horizons,
+    markdown_text,
 )
 
 # Bounds are also written as an enum and lengths so that grammar-constrained decoding (llama.cpp)
@@ -137,4 +138,6 @@ def render_missing_recommendations(node: str, reason: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "/").split())
+    """A model's (or the call's) text as one table cell that renders as itself: one line,
+    escaped like the report's company and ticker (no links, HTML, emphasis or pipes)."""
+    return markdown_text(" ".join(text.split()))

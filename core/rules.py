@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.contract import CallFacts, Horizon, KeyFigure, Position, Recommendation
+from core.contract import (
+    CallFacts,
+    Horizon,
+    KeyFigure,
+    Position,
+    Recommendation,
+    markdown_text,
+)
 from core.facts.text import excerpt
 
 # Metrics where more is better: a stated rise is good news (a cost, debt or a loss ratio that
@@ -141,8 +148,8 @@ def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
     if fired:
         lines += ["| Rule | Weight | From the call |", "|---|---|---|"]
         for s in fired:
-            evidence = s.evidence.replace("|", "\\|")
-            lines.append(f"| {s.rule} | `{s.weight:+g}` | {evidence} |")
+            rule, evidence = (markdown_text(" ".join(x.split())) for x in (s.rule, s.evidence))
+            lines.append(f"| {rule} | `{s.weight:+g}` | {evidence} |")
     else:
         lines.append("No rule fired: the facts give no directional signal.")
     names = {Horizon.DAY: "1 day", Horizon.WEEK: "1 week", Horizon.MONTH: "1 month"}

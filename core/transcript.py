@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_MAX_BYTES = 1_000_000
+DEFAULT_MAX_LINES = 20_000
 PLAIN_SECTION = "transcript"
 
 _SECTION_RE = re.compile(r"^#{2,4}\s+(?P<title>.+?)\s*$")
@@ -33,6 +34,35 @@ _NAMED_SECTION_RE = re.compile(
 
 class TranscriptError(ValueError):
     """The input is not a transcript we can analyse; the message says why, for the user."""
+
+
+class TranscriptTooLarge(TranscriptError):
+    """Over the size bound (EDESK_MAX_TRANSCRIPT_BYTES): what a run may hold in memory."""
+
+
+class TranscriptTooManyLines(TranscriptError):
+    """Over the line bound (EDESK_MAX_TRANSCRIPT_LINES): what line-by-line parsing and the
+    per-line scans may be asked to read (1 MB of newlines is a million lines)."""
+
+
+def check_bounds(
+    text: str | bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, max_lines: int = DEFAULT_MAX_LINES
+) -> None:
+    """A transcript within its bounds, or the error naming the one it breaks (every intake:
+    the API's, the LangGraph routes', evaluations' and the CLI's)."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise TranscriptTooLarge(
+            f"transcript is {size:,} bytes; the limit is {max_bytes:,} bytes "
+            f"(EDESK_MAX_TRANSCRIPT_BYTES={max_bytes})"
+        )
+    newline = b"\n" if isinstance(text, bytes) else "\n"
+    lines = text.count(newline) + 1  # type: ignore[arg-type]
+    if lines > max_lines:
+        raise TranscriptTooManyLines(
+            f"transcript has {lines:,} lines; the limit is {max_lines:,} lines "
+            f"(EDESK_MAX_TRANSCRIPT_LINES={max_lines})"
+        )
 
 
 class Turn(BaseModel):
@@ -70,13 +100,11 @@ class Transcript(BaseModel):
         return self.text[turn.start : turn.end]
 
 
-def decode_transcript(data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
-    """Bytes -> text, refusing empty, oversized or non-UTF-8 input with a message for the user."""
-    if len(data) > max_bytes:
-        raise TranscriptError(
-            f"transcript is {len(data):,} bytes; the limit is {max_bytes:,} bytes "
-            "(set EDESK_MAX_TRANSCRIPT_BYTES to change it)"
-        )
+def decode_transcript(
+    data: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES, max_lines: int = DEFAULT_MAX_LINES
+) -> str:
+    """Bytes -> text, refusing oversized or non-UTF-8 input with a message for the user."""
+    check_bounds(data, max_bytes=max_bytes, max_lines=max_lines)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -109,20 +137,28 @@ def check_text(text: str, what: str) -> None:
         ) from None
 
 
+# Letters and symbols that draw nothing: the Hangul fillers (category Lo) and the braille
+# blank (So). Every other invisible character is told by its category (`_SHOWS`).
+_BLANK_GRAPHICS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+# Letters, numbers, punctuation and symbols render; separators (Z*), controls and format
+# characters (C*: zero-width spaces and joiners, BOMs, direction marks) and marks (M*:
+# combining marks and variation selectors such as U+FE0F, drawn only on a base) do not.
+_SHOWS = frozenset("LNPS")
+
+
 def visible(text: str) -> bool:
-    """Whether any character would show: not a space, a control or a format character
-    (zero-width spaces and joiners, byte-order marks, direction marks)."""
-    return any(unicodedata.category(ch)[0] not in ("Z", "C") for ch in text)
+    """Whether any character would show on its own: a letter, number, punctuation mark or
+    symbol by its Unicode category, and not one of the few that draw a blank."""
+    return any(unicodedata.category(ch)[0] in _SHOWS and ch not in _BLANK_GRAPHICS for ch in text)
 
 
-def parse_transcript(text: str, *, max_bytes: int = DEFAULT_MAX_BYTES) -> Transcript:
+def parse_transcript(
+    text: str, *, max_bytes: int = DEFAULT_MAX_BYTES, max_lines: int = DEFAULT_MAX_LINES
+) -> Transcript:
     """Validate and parse transcript text; raises TranscriptError for unusable input."""
     text = normalize_newlines(text)
     check_text(text, "transcript")
-    if len(text.encode("utf-8")) > max_bytes:
-        raise TranscriptError(
-            f"transcript is {len(text.encode('utf-8')):,} bytes; the limit is {max_bytes:,} bytes"
-        )
+    check_bounds(text, max_bytes=max_bytes, max_lines=max_lines)
     if not visible(text):
         raise TranscriptError(
             "transcript is empty (only whitespace or invisible characters such as U+200B)"

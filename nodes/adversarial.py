@@ -191,7 +191,7 @@ def make_transcript_analyst(role: BriefingRole) -> NodeFn[AdversarialState]:
         ctx = runtime.context
         text, model = await say(
             ctx, role, f"adversarial/{role}", **verified(state),
-            call=state["call"], transcript=ctx.call_text(state["transcript"]),
+            call=state["call"], transcript=await ctx.call_text(state["transcript"]),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 
@@ -432,7 +432,7 @@ async def lead_analyst(state: AdversarialState, runtime: Runtime[RunContext]) ->
         card = scorecard(p) if (p := state.get("prices")) else None
         market = card.model_dump_json(indent=1, exclude={"unavailable"}) if card else NO_MARKET_DATA
         sources: dict[str, Any] = {
-            "transcript": ctx.call_text(state["transcript"]),
+            "transcript": await ctx.call_text(state["transcript"]),
             "briefing": "(none: read the call above)",
         }
     else:

@@ -5,6 +5,7 @@ comes back for the node's output."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, TypeVar
 
@@ -22,7 +23,7 @@ async def say(ctx: RunContext, role: str, template: str, **variables: Any) -> tu
     """`role`'s answer to the prompt `template` filled with `variables`: (text, model name).
     `Fit` variables are sent whole when the model's window allows, else cut by relevance."""
     handle = ctx.models.chat(role)
-    prompt = fitted(handle, template, variables)
+    prompt = await asyncio.to_thread(fitted, handle, template, variables)
     text = await complete(handle, prompt.messages(), role=role)
     return text, handle.name
 
@@ -33,7 +34,8 @@ async def ask(
     """`role`'s model fills `schema` (validated, retried within the run's parse budget): the
     outcome (a failure is returned, never defaulted) and the model's name."""
     handle = ctx.models.chat(role)
-    prompt = fitted(handle, template, variables, tools=json.dumps(schema.model_json_schema()))
+    tools = json.dumps(schema.model_json_schema())
+    prompt = await asyncio.to_thread(fitted, handle, template, variables, tools=tools)
     result = await complete_structured(
         handle,
         schema,
@@ -47,7 +49,8 @@ async def ask(
 def fitted(
     handle: ChatHandle, template: str, variables: dict[str, Any], *, tools: str = ""
 ) -> Prompt:
-    """Render `template` so it fits `handle`'s window: each `Fit` variable whole when the whole
+    """Render `template` so it fits `handle`'s window (CPU-bound on a long call: the async
+    callers run it in a worker thread): each `Fit` variable whole when the whole
     prompt fits, else cut by relevance to its share of the room left by the rest of the prompt
     (shares in proportion to their size). Every cut is recorded with the share kept."""
     fits = {k: v for k, v in variables.items() if isinstance(v, Fit)}

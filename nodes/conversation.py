@@ -5,6 +5,7 @@ only the Writer changes the manuscript."""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import re
 from typing import Annotated, Any, Literal
@@ -119,7 +120,7 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
         ctx, "writer", "conversation/writer", **verified(state),
         call=state["call"],
         sections=SECTIONS,
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
         financials=financials_table(state.get("financials")),  # the statements it must use
         manuscript=manuscript,
         feedback=feedback,
@@ -186,15 +187,20 @@ def lost_figures(previous: str, current: str) -> list[str]:
     return lost
 
 
-def _material(role: Reviewer, state: ConversationState, ctx: RunContext) -> dict[str, Any]:
+async def _material(role: Reviewer, state: ConversationState, ctx: RunContext) -> dict[str, Any]:
     """What each reviewer reads besides the manuscript: the Analyst checks figures against the
     call and the statements, the Psychologist reads management's answers, the Editor the
     previous version; the Client judges the report as its reader."""
     if role == "analyst":
         return {
-            "transcript": ctx.call_text(state["transcript"]),
+            "transcript": await ctx.call_text(state["transcript"]),
             "financials": financials_table(state.get("financials")),
         }
+    # reading the call's turns or a manuscript's figures is CPU-bound: off the event loop
+    return await asyncio.to_thread(_read_material, role, state)
+
+
+def _read_material(role: Reviewer, state: ConversationState) -> dict[str, Any]:
     if role == "psychologist":
         return {"answers": management_answers(state["transcript"])}
     if role == "editor":
@@ -223,12 +229,13 @@ def make_reviewer(role: Reviewer) -> NodeFn[ConversationState]:
     @traced(role)
     async def reviewer(state: ConversationState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
+        material = await _material(role, state, ctx)
         text, model = await say(
             ctx, role, f"conversation/{role}", **verified(state),
             call=state["call"],
             sections=SECTIONS,
             manuscript=state["manuscript"],
-            **_material(role, state, ctx),
+            **material,
         )  # fmt: skip
         turn = ConversationTurn(speaker=role, round=state["round"], model=model, text=text)
         return {"turns": [turn]}

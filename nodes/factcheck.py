@@ -6,13 +6,14 @@ call, the figures are still checked (and footnoted) by the report."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from core.citations import passages_for
 from core.context import RunContext
-from core.contract import FactCheck, NodeFailure
+from core.contract import FactCheck, NodeFailure, NumberCheck
 from core.grounding import check_numbers
 from core.llm import ModelCallError, ModelOutputError
 from core.provenance import grounding_sources
@@ -32,17 +33,24 @@ ROLE = "fact_checker"
 MIN_KEPT_SHARE = 0.5
 
 
-def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
+def _checks(markdown: str, state: PipelineState) -> list[NumberCheck]:
+    """Every figure of `markdown` checked against where figures may come from (the call, the
+    statements, the changes computed from them, the market data, the consensus): CPU-bound on
+    call-sized text, so the node runs it in a worker thread, off the event loop."""
     sources = grounding_sources(state["transcript"], state.get("financials"), state.get("prices"))
-    return [(c.text, c.context) for c in check_numbers(markdown, sources) if not c.grounded]
+    return check_numbers(markdown, sources)
+
+
+async def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
+    checks = await asyncio.to_thread(_checks, markdown, state)
+    return [(c.text, c.context) for c in checks if not c.grounded]
 
 
 @traced("fact_check")
 async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     draft: Draft = state.get("final", state["draft"])
-    sources = grounding_sources(state["transcript"], state.get("financials"), state.get("prices"))
-    checks = check_numbers(draft.markdown, sources)
+    checks = await asyncio.to_thread(_checks, draft.markdown, state)
     before = [(c.text, c.context) for c in checks if not c.grounded]
     texts = [t for t, _ in before]
     base = FactCheck(enabled=True, checked=len(checks), ungrounded_before=texts)
@@ -75,7 +83,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
             "failures": [NodeFailure(node="fact_check", reason=f"model {exc.reason}: {exc}")],
         }
     else:
-        after = [t for t, _ in _ungrounded(revised, state)]
+        after = [t for t, _ in await _ungrounded(revised, state)]
         kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
         if len(after) >= len(texts):
             note = (

@@ -56,7 +56,8 @@ async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
     key figure checked against the run's filed statements when they name its quarter; no model
     writes any of it."""
     transcript = state["transcript"]
-    questions = [q.text for q in qa_questions(transcript)]
+    # the facts are CPU-bound on call-sized text: computed in worker threads, off the loop
+    questions = [q.text for q in await asyncio.to_thread(qa_questions, transcript)]
     vectors = await asyncio.to_thread(runtime.context.index.embed, questions) if questions else None
     built = await asyncio.to_thread(
         call_facts, transcript, question_vectors=vectors, call=state["call"]

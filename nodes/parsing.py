@@ -3,6 +3,7 @@ retried): what every report-writing node (synthesize, leader) does."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -56,7 +57,8 @@ async def write_draft(
     """One report from `role`'s model (the prompt `template` filled with `variables`, sized to
     its window like `nodes.calls.say`), with its recommendations parsed (or the failure)."""
     handle = ctx.models.chat(role)
-    markdown = await complete(handle, fitted(handle, template, variables).messages(), role=role)
+    prompt = await asyncio.to_thread(fitted, handle, template, variables)  # off the loop
+    markdown = await complete(handle, prompt.messages(), role=role)
     parsed = await parse_recommendations(ctx, markdown)
     draft = Draft(
         author=author,

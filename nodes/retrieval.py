@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from core.chunking import fixed_chunks, recursive_chunks
 from core.context import Embedding, RunContext
 from core.options import Retriever
-from core.rag import to_passage
+from core.rag import IngestResult, to_passage
 from core.state import PipelineState
 from nodes.tracing import NodeFn, traced
 
@@ -26,14 +26,17 @@ def make_ingest(chunking: Chunking, embedding: Embedding = "general") -> NodeFn[
     async def ingest(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         transcript = state["transcript"]
         words = runtime.context.options.chunk_words
-        if chunking == "recursive":
-            chunks = recursive_chunks(transcript, max_words=words)
-        else:
-            chunks = fixed_chunks(transcript, words=words)
-        result = await asyncio.to_thread(
-            runtime.context.index_for(embedding).ingest,
-            transcript.sha256, chunks, f"{chunking[:3]}{words}",
-        )  # fmt: skip
+
+        def chunk_and_index() -> IngestResult:  # CPU-bound on the call's text: off the loop
+            if chunking == "recursive":
+                chunks = recursive_chunks(transcript, max_words=words)
+            else:
+                chunks = fixed_chunks(transcript, words=words)
+            return runtime.context.index_for(embedding).ingest(
+                transcript.sha256, chunks, f"{chunking[:3]}{words}"
+            )
+
+        result = await asyncio.to_thread(chunk_and_index)
         note = (
             f"ingest: reused the existing index of {result.n_chunks} chunks"
             if result.reused

@@ -25,7 +25,9 @@ Source = Literal["analyses", "evidence", "transcript"]
 WRITER_ROLE = "synthesizer"
 
 
-def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[str, dict[str, Any]]:
+async def _prompt(
+    source: Source, state: PipelineState, ctx: RunContext
+) -> tuple[str, dict[str, Any]]:
     """The writer's prompt template and variables (long parts as `Fit`s, sized when sent)."""
     call = state["call"]
     if source == "analyses":
@@ -38,7 +40,7 @@ def _prompt(source: Source, state: PipelineState, ctx: RunContext) -> tuple[str,
         }  # fmt: skip
     # the zero-shot baseline: the call and the synthesizer's task, no additional information
     return "baselines/zero_shot", {
-        "call": call, "transcript": ctx.call_text(state["transcript"]),
+        "call": call, "transcript": await ctx.call_text(state["transcript"]),
     }  # fmt: skip
 
 
@@ -48,7 +50,7 @@ def make_writer(source: Source) -> NodeFn[PipelineState]:
     @traced("synthesize")
     async def synthesize(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context
-        template, variables = _prompt(source, state, ctx)
+        template, variables = await _prompt(source, state, ctx)
         draft, parsed = await write_draft(ctx, WRITER_ROLE, "synthesize", template, **variables)
         update: dict[str, Any] = {"draft": draft}
         if not parsed.ok:

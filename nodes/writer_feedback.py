@@ -150,7 +150,7 @@ async def simple_writer(state: WriterFeedbackState, runtime: Runtime[RunContext]
         "simple_writer",
         "simple_writer",
         call=state["call"],
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
         financials=_financials(state),
         draft=None,
         review=None,
@@ -182,7 +182,7 @@ async def advanced_writer(
         "advanced_writer",
         "advanced_writer",
         call=state["call"],
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
         financials=_financials(state),
     )
     notes = []
@@ -206,7 +206,7 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         ctx, "panel", "writer_feedback/panel", **verified(state),
         call=state["call"],
         report=state["panel_draft"].markdown,
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
         financials=_financials(state),  # the writer's data: claims must trace to it (paper)
     )  # fmt: skip
     approved = text.strip() == ALL_GOOD
@@ -237,7 +237,7 @@ async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> di
         "simple_writer",
         "simple_writer",
         call=state["call"],
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
         financials=_financials(state),
         draft=state["panel_draft"].markdown,
         review=review.text,
@@ -270,7 +270,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
             call=state["call"],
             report=state["simple_draft"].markdown,
             financials=_financials(state),
-            transcript=ctx.call_text(state["transcript"]),
+            transcript=await ctx.call_text(state["transcript"]),
         )  # fmt: skip
         review = Review(
             reviewer=role, iteration=1, model=model, text=text, approved=text.strip() == APPROVED
@@ -316,7 +316,7 @@ async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
         report=state["simple_draft"].markdown,
         reviews=sorted(_expert_reviews(state), key=lambda r: order[r.reviewer]),
         financials=_financials(state),
-        transcript=ctx.call_text(state["transcript"]),
+        transcript=await ctx.call_text(state["transcript"]),
     )
     return {"candidates": _candidate("advanced_feedback", draft)}
 
@@ -339,7 +339,7 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
     ctx = runtime.context
     candidates = state["candidates"]
     order = [v for v in state["variants"] if v in candidates]
-    transcript = ctx.call_text(state["transcript"])
+    transcript = await ctx.call_text(state["transcript"])
 
     async def grade(variant: str) -> Grade:
         result, model = await ask(

@@ -50,6 +50,8 @@ def create_app(
         version="0.1.0",
         summary="Earnings-call transcript -> analyst report with typed 1d/1w/1m recommendations",
         lifespan=_lifespan(models, embeddings, embedding_name),
+        docs_url=None,  # /docs is served by app.web: local files under the page's CSP
+        redoc_url=None,  # ReDoc loads from a CDN too; /openapi.json is there for any viewer
     )
     app.state.settings = settings or Settings()
     app.state.started_at = datetime.now(UTC)
@@ -132,7 +134,7 @@ async def _retention(
 
 def _middleware(app: FastAPI, settings: Settings) -> None:
     """Body limit, CORS when origins are set, and an access log without query or body."""
-    app.add_middleware(BodyLimit, limit=settings.max_request_bytes)
+    app.add_middleware(BodyLimit, limit=settings.max_request_bytes, timeout=settings.body_timeout)
     origins = settings.cors_origin_list()
     if origins:
         app.add_middleware(

@@ -1,25 +1,39 @@
 """Every refusal is JSON: `{"detail": [{"loc": [...], "msg": ..., "type": ...}]}` for bad fields
-(422, the same shape FastAPI uses), `{"detail": "..."}` otherwise."""
+(422, the same shape FastAPI uses), `{"detail": "..."}` otherwise. No refusal echoes more than
+`ECHO_LIMIT` characters of anything the request sent (`clip_echo`)."""
 
 from __future__ import annotations
 
+import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 
 class FieldError(Exception):
     """A request field is unusable: 422 naming it (or another 4xx, e.g. 413 for size)."""
 
-    def __init__(self, field: str, message: str, *, status: int = 422, kind: str = "value_error"):
+    def __init__(
+        self,
+        field: str,
+        message: str,
+        *,
+        status: int = 422,
+        kind: str = "value_error",
+        where: tuple[str | int, ...] = (),
+    ):
+        """`where`: the path in the body to the object holding `field` (e.g. calls, 0)."""
         super().__init__(message)
         self.field, self.message, self.status, self.kind = field, message, status, kind
+        self.loc: list[str | int] = ["body", *where, field]
 
 
 class ApiError(Exception):
@@ -45,28 +59,67 @@ def validation_detail(exc: ValidationError, prefix: tuple[str, ...] = ("body",))
     ]
 
 
+log = logging.getLogger("earnings_desk.api")
+ECHO_LIMIT = 200  # characters of one echoed value (a quoted field, an id, a key)
+_LONG = f"{{{ECHO_LIMIT + 1},}}"  # a regex repeat: longer than ECHO_LIMIT
+_QUOTED = re.compile(f"'[^'\\n]{_LONG}'|\"[^\"\\n]{_LONG}\"")
+_RUN = re.compile(f"\\S{_LONG}")
+
+
+def clip_echo(message: str) -> str:
+    """A refusal's text with every value it echoes cut to ECHO_LIMIT characters and '…' (a
+    quoted value, an unbroken run such as an id or a key), and the whole to 5 x ECHO_LIMIT."""
+    message = _QUOTED.sub(lambda m: m[0][: ECHO_LIMIT + 1] + "…" + m[0][-1], message)
+    message = _RUN.sub(lambda m: m[0][:ECHO_LIMIT] + "…", message)
+    return message if len(message) <= 5 * ECHO_LIMIT else message[: 5 * ECHO_LIMIT] + "…"
+
+
 def _text(message: str) -> str:
-    """A message safe to encode: lone surrogates shown as escapes."""
-    return message.encode("utf-8", "backslashreplace").decode("utf-8")
+    """A message safe to encode (lone surrogates shown as escapes) and clipped (`clip_echo`)."""
+    return clip_echo(message.encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def _detail(detail: Any) -> Any:
+    """Every refusal's detail, its messages and locations (a dict key the body sent is one)
+    clipped: a string, or a list of field errors."""
+    if isinstance(detail, str):
+        return _text(detail)
+    if isinstance(detail, list):
+        return [
+            {**e, "msg": _text(str(e.get("msg", ""))),
+             "loc": [_text(x) if isinstance(x, str) else x for x in e.get("loc", [])]}
+            if isinstance(e, dict) else e
+            for e in detail
+        ]  # fmt: skip
+    return detail
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(FieldError)
     async def _field(_: Request, exc: FieldError) -> JSONResponse:
-        body = {"detail": [{"loc": ["body", exc.field], "msg": exc.message, "type": exc.kind}]}
-        return JSONResponse(body, status_code=exc.status)
+        detail = _detail([{"loc": exc.loc, "msg": exc.message, "type": exc.kind}])
+        return JSONResponse({"detail": detail}, status_code=exc.status)
 
     @app.exception_handler(ApiError)
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"detail": exc.message}, status_code=exc.status, headers=exc.headers)
+        detail = _detail(exc.message)
+        return JSONResponse({"detail": detail}, status_code=exc.status, headers=exc.headers)
 
     @app.exception_handler(BodyInvalid)
     async def _body(_: Request, exc: BodyInvalid) -> JSONResponse:
-        return JSONResponse({"detail": exc.detail}, status_code=422)
+        return JSONResponse({"detail": _detail(exc.detail)}, status_code=422)
 
     @app.exception_handler(ValidationError)
     async def _pydantic(_: Request, exc: ValidationError) -> JSONResponse:
-        return JSONResponse({"detail": validation_detail(exc)}, status_code=422)
+        return JSONResponse({"detail": _detail(validation_detail(exc))}, status_code=422)
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, _: ClientDisconnect) -> Response:
+        """The client went away mid-body (an aborted upload): one line, not a traceback; the
+        answer goes nowhere."""
+        log.info("%s %s: client disconnected before its body arrived", request.method,
+                 request.url.path)  # fmt: skip
+        return Response(status_code=400)
 
     @app.exception_handler(RecursionError)
     async def _deep(_: Request, exc: RecursionError) -> JSONResponse:
@@ -80,11 +133,11 @@ def install(app: FastAPI) -> None:
     async def _request(_: Request, exc: RequestValidationError) -> JSONResponse:
         """FastAPI's own handler echoes each field's `input` (a whole transcript; a lone
         surrogate in it cannot even be encoded): the field, message and type only."""
-        detail = [
-            {"loc": list(e.get("loc", ())), "msg": _text(str(e.get("msg", ""))),
+        detail = _detail([
+            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")),
              "type": e.get("type", "value_error")}
             for e in exc.errors()
-        ]  # fmt: skip
+        ])  # fmt: skip
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(HTTPException)
@@ -103,4 +156,6 @@ def install(app: FastAPI) -> None:
             if methods:
                 headers = {**(exc.headers or {}), "Allow": ", ".join(sorted(methods))}
                 exc = HTTPException(405, exc.detail, headers=headers)
+        if isinstance(exc.detail, str | list):
+            exc = HTTPException(exc.status_code, _detail(exc.detail), headers=exc.headers)
         return await http_exception_handler(request, exc)

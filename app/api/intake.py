@@ -17,7 +17,14 @@ from app.api.schemas import RunCreate
 from app.market.http import VendorError
 from app.market.sources import fill, resolve_source
 from app.settings import Settings
-from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
+from core.transcript import (
+    Transcript,
+    TranscriptError,
+    TranscriptTooLarge,
+    TranscriptTooManyLines,
+    decode_transcript,
+    parse_transcript,
+)
 
 log = logging.getLogger(__name__)
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
@@ -55,26 +62,38 @@ def _json_field(name: str, raw: str | None) -> Any:
     if raw is None or raw == "":
         return None
     try:
-        return json.loads(raw)
+        return loads(raw)
     except json.JSONDecodeError as exc:
         raise FieldError(name, f"not valid JSON: {exc.msg} at position {exc.pos}") from None
+    except ValueError as exc:
+        raise FieldError(name, f"not valid JSON: {exc}") from None
+
+
+def _no_constant(name: str) -> Any:
+    """JSON has no NaN or Infinity (Python's parser takes them): refused, never a number."""
+    raise ValueError(f"{name} is not a JSON number (JSON has no NaN or Infinity)")
+
+
+def loads(raw: str | bytes) -> Any:
+    """Strict JSON: what `json.loads` takes, less NaN, Infinity and -Infinity."""
+    return json.loads(raw, parse_constant=_no_constant)
 
 
 async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
     """A JSON object body of at most `limit` bytes (413 past it, 422 when it is not one)."""
     body = await _read_body(request, limit)
     try:
-        data = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
         raise FieldError("", f"malformed JSON body: {exc}", kind="json_invalid") from None
     if not isinstance(data, dict):
         raise FieldError("", "the JSON body must be an object", kind="json_invalid")
     return data
 
 
-async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCreate:
+async def read_run_request(request: Request, settings: Settings) -> RunCreate:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    limit = max_transcript_bytes + EXTRA_BODY_BYTES
+    limit = settings.max_transcript_bytes + EXTRA_BODY_BYTES
     if ctype == "application/json":
         data = await read_json_object(request, limit)
     elif ctype == "multipart/form-data":
@@ -82,12 +101,11 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         form = await request.form(max_files=1, max_fields=20)
         upload = form.get("transcript")
         if isinstance(upload, UploadFile):
-            raw = await upload.read(max_transcript_bytes + 1)
+            raw = await upload.read(settings.max_transcript_bytes + 1)
             try:
-                text = decode_transcript(raw, max_bytes=max_transcript_bytes)
+                text = decode_transcript(raw, **settings.transcript_bounds())
             except TranscriptError as exc:
-                status = 413 if "limit" in str(exc) else 422
-                raise FieldError("transcript", str(exc), status=status) from None
+                raise transcript_refusal(exc) from None
         elif isinstance(upload, str):
             text = upload
         else:
@@ -114,12 +132,24 @@ async def read_run_request(request: Request, max_transcript_bytes: int) -> RunCr
         raise BodyInvalid(validation_detail(exc)) from None
 
 
-def check_transcript(body: RunCreate, max_bytes: int) -> Transcript:
+def transcript_refusal(exc: TranscriptError, where: tuple[str | int, ...] = ()) -> FieldError:
+    """A transcript refused: 413 over the size bound, 422 otherwise (the line bound, empty,
+    not text), the message naming the bound and its setting."""
+    status = 413 if isinstance(exc, TranscriptTooLarge) else 422
+    kind = "too_large" if status == 413 else "too_long" if isinstance(
+        exc, TranscriptTooManyLines) else "value_error"  # fmt: skip
+    return FieldError("transcript", str(exc), status=status, kind=kind, where=where)
+
+
+def check_transcript(
+    body: RunCreate, settings: Settings, where: tuple[str | int, ...] = ()
+) -> Transcript:
+    """The run's transcript parsed within the server's bounds (CPU-bound on a long call: the
+    async intake runs it in a worker thread). `where`: the field's path in the body."""
     try:
-        return parse_transcript(body.transcript, max_bytes=max_bytes)
+        return parse_transcript(body.transcript, **settings.transcript_bounds())
     except TranscriptError as exc:
-        status = 413 if "limit" in str(exc) else 422
-        raise FieldError("transcript", str(exc), status=status) from None
+        raise transcript_refusal(exc, where) from None
 
 
 async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:

@@ -16,13 +16,15 @@ from sse_starlette.sse import EventSourceResponse
 
 from app.api.deps import OwnerDep, ResumeDep, SettingsDep, sse_response, visible
 from app.api.errors import ApiError, FieldError
+from app.api.intake import transcript_refusal
 from app.api.limits import check_quotas
 from app.api.schemas import refusals
-from app.evaluation.dataset import DatasetError, load_dataset
+from app.evaluation.dataset import DatasetError, EvalItem, load_dataset
 from app.evaluation.service import EvalManager, calls_of
 from app.settings import Settings
 from app.storage import EvalRecord, EvalSpec
 from core.options import named_variants
+from core.transcript import TranscriptError, check_bounds
 from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
 
@@ -41,7 +43,11 @@ class EvalCallIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    transcript: str = Field(min_length=1, max_length=1_000_000)
+    transcript: str = Field(
+        min_length=1,
+        description="the call; within EDESK_MAX_TRANSCRIPT_BYTES (413) and "
+        "EDESK_MAX_TRANSCRIPT_LINES (422), as a run's",
+    )
     summary: str | None = Field(default=None, description="gold bullets, one per line")
     labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
         default=None, description="price direction per horizon: 1 up, -1 down"
@@ -144,7 +150,10 @@ class EvalSummary(BaseModel):
     done: int
     total: int
     error: str | None = None
-    out_dir: str
+    out_dir: str = Field(
+        description="where the evaluation writes, relative to the server's data folder "
+        "(evals/<id>): never a server path"
+    )
     table: str | None = Field(default=None, description="the summary table, Markdown")
     rows: list[dict[str, Any]] = Field(default_factory=list)
     tally: dict[str, Any] = Field(default_factory=dict)
@@ -169,7 +178,8 @@ EvalsDep = Annotated[EvalManager, Depends(get_evals)]
 def _summary(job: EvalRecord) -> EvalSummary:
     return EvalSummary(
         id=job.id, status=job.status, created_at=job.created_at, done=job.done, total=job.total,
-        error=job.error, out_dir=job.spec.out, table=job.result.table, rows=job.result.rows,
+        error=job.error, out_dir=f"evals/{Path(job.spec.out).name}", table=job.result.table,
+        rows=job.result.rows,
         tally=job.result.tally,
         links={"self": f"/v1/evals/{job.id}", "events": f"/v1/evals/{job.id}/events"},
     )  # fmt: skip
@@ -199,18 +209,25 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager, eval_id
     return folder
 
 
-@router.post("", status_code=202, response_model=EvalSummary, responses=refusals(400, 403, 429))
+@router.post(
+    "", status_code=202, response_model=EvalSummary, responses=refusals(400, 403, 413, 429)
+)
 async def create_eval(
     request: Request, body: EvalCreate, settings: SettingsDep, evals: EvalsDep, owner: OwnerDep
 ) -> EvalSummary:
     """Start an evaluation; follow it at `links.events`, read the table at `links.self`. Its
     report runs count in the key's quotas: it may have `concurrency` of them queued or running
     at once, so it needs that many free runs of EDESK_KEY_RUNS_IN_FLIGHT (429 otherwise)."""
+    for i, call in enumerate(body.calls or []):  # a run's bounds, before anything is stored
+        try:
+            check_bounds(call.transcript, **settings.transcript_bounds())
+        except TranscriptError as exc:
+            raise transcript_refusal(exc, where=("calls", i)) from None
     eval_id = uuid.uuid4().hex
     folder = _folder(body, settings, evals, eval_id)
     accepted = False
     try:
-        spec = _spec(body, settings, evals, folder, eval_id)
+        spec = await _spec(body, settings, evals, folder, eval_id)
         lock: asyncio.Lock = request.app.state.intake_lock  # the same lock as the run intake
         async with lock:
             slots = min(spec.concurrency, len(spec.calls) * len(spec.pipelines))
@@ -224,7 +241,7 @@ async def create_eval(
     return _summary(record)
 
 
-def _spec(
+async def _spec(
     body: EvalCreate, settings: Settings, evals: EvalManager, folder: Path, eval_id: str
 ) -> EvalSpec:
     roots = None if body.calls is not None else settings.eval_dir_list()
@@ -239,6 +256,8 @@ def _spec(
             str(folder), body.dir or "the calls")) from None  # fmt: skip
     if body.limit:
         items = items[: body.limit]
+    if body.dir is not None:
+        await asyncio.to_thread(_within_bounds, items, settings)
     pair = (body.pairwise[0], body.pairwise[1]) if body.pairwise else None
     if body.judge and pair is None and len(body.pipelines) >= 2:
         pair = (body.pipelines[0], body.pipelines[1])
@@ -260,6 +279,17 @@ async def list_evals(
     items, total = await evals.store.list_evals(owner=owner, limit=limit, offset=offset)
     page = [_summary(e).model_copy(update={"table": None, "rows": []}) for e in items]
     return EvalPage(items=page, total=total, offset=offset, limit=limit)
+
+
+def _within_bounds(items: list[EvalItem], settings: Settings) -> None:
+    """A server folder's calls within a run's bounds: refused on `dir`, naming the call."""
+    for item in items:
+        try:
+            check_bounds(item.path.read_bytes(), **settings.transcript_bounds())
+        except TranscriptError as exc:
+            refusal = transcript_refusal(exc)
+            raise FieldError("dir", f"call {item.id}: {exc}", status=refusal.status,
+                             kind=refusal.kind) from None  # fmt: skip
 
 
 async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:

@@ -189,7 +189,7 @@ async def _start(
         options["stream_tokens"] = True
     run_body = _run_body(pipeline, body.input or {}, options)
     record = await admit(
-        request, run_body, manager, owner, settings,
+        request, run_body, manager, owner, settings, where=("input",),
         thread_id=new_thread.id if new_thread else thread_id, new_thread=new_thread,
     )  # fmt: skip
     return record, body

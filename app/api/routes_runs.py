@@ -111,7 +111,7 @@ async def _accept(
     request: Request, manager: RunManager, owner: str | None, settings: SettingsDep
 ) -> RunRecord:
     """Validate everything, store the input, queue the run. Bad input creates no run."""
-    body = await read_run_request(request, settings.max_transcript_bytes)
+    body = await read_run_request(request, settings)
     return await admit(request, body, manager, owner, settings)
 
 
@@ -124,11 +124,14 @@ async def admit(
     *,
     thread_id: str | None = None,
     new_thread: ThreadRecord | None = None,
+    where: tuple[str, ...] = (),
 ) -> RunRecord:
-    """A validated body becomes a stored, queued run, within the quotas (every intake: this
-    API's and the LangGraph routes'). Everything is checked before anything is stored: the
-    thread a run makes (`new_thread`) is stored with the run, or not at all."""
-    check_transcript(body, settings.max_transcript_bytes)
+    """A validated body becomes a stored, queued run, within the quotas and the transcript's
+    bounds (every intake: this API's and the LangGraph routes', whose call fields are under
+    `where`). Everything is checked before anything is stored: the thread a run makes
+    (`new_thread`) is stored with the run, or not at all."""
+    # parsing is CPU-bound on a long call: in a worker thread, so the API keeps answering
+    await asyncio.to_thread(check_transcript, body, settings, where)
     body = await fetch_market_data(body, settings)  # outside the lock: it may wait on the vendor
     record = _run_record(body, owner, settings, thread_id)
     lock: asyncio.Lock = request.app.state.intake_lock

@@ -133,7 +133,8 @@ class RunSummary(BaseModel):
     failed_node: str | None
     reason: str | None = Field(
         description="why a run failed or was cancelled: error | budget | cancelled | timeout | "
-        "rate_limited | server_error | connection | empty_output"
+        "rate_limited | server_error | connection | empty_output | interrupted (its process "
+        "was killed or stalled EDESK_RESUME_ATTEMPTS times)"
     )
     tokens: Tokens
     cost_usd: float | None

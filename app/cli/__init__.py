@@ -64,21 +64,22 @@ def mermaid(pipeline: str) -> str:
     return str(draw(get_pipeline(pipeline).build().compile()).draw_mermaid())
 
 
-def read_transcript(path: Path, max_bytes: int) -> Transcript:
+def read_transcript(path: Path, settings: Settings) -> Transcript:
+    """The call from a file, within the server's bounds (EDESK_MAX_TRANSCRIPT_BYTES, _LINES):
+    a usage error naming the bound otherwise (exit 2)."""
     if not path.exists():
         raise UsageError(f"{path}: no such file")
     if not path.is_file():
         raise UsageError(f"{path}: not a file")
     size = path.stat().st_size
-    if size > max_bytes:
+    if size > settings.max_transcript_bytes:  # refused before it is read
         raise UsageError(
-            f"{path}: {size:,} bytes is over the {max_bytes:,}-byte limit "
-            "(EDESK_MAX_TRANSCRIPT_BYTES)"
+            f"{path}: {size:,} bytes is over the {settings.max_transcript_bytes:,}-byte limit "
+            f"(EDESK_MAX_TRANSCRIPT_BYTES={settings.max_transcript_bytes})"
         )
     try:
-        return parse_transcript(
-            decode_transcript(path.read_bytes(), max_bytes=max_bytes), max_bytes=max_bytes
-        )
+        bounds = settings.transcript_bounds()
+        return parse_transcript(decode_transcript(path.read_bytes(), **bounds), **bounds)
     except TranscriptError as exc:
         raise UsageError(f"{path}: {exc}") from None
 
@@ -163,7 +164,7 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
-    transcript = read_transcript(Path(args.path), settings.max_transcript_bytes)
+    transcript = read_transcript(Path(args.path), settings)
     financials, prices = read_inputs(args)
     if args.fetch:
         financials, prices = await fetch_inputs(args, settings, financials, prices, console)
@@ -366,10 +367,13 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     configure(args.log_level, settings.log_format)
     # uvicorn's own access log prints query strings (which may hold an access_token): ours
     # (app.api) logs method, path, status and time only.
+    from app.api.limits import guarded_h11
+
     uvicorn.run(
         create_app(settings),
         host=args.host,
         port=args.port,
+        http=guarded_h11(settings.header_timeout),  # slow headers: the connection is closed
         log_level=args.log_level,
         access_log=False,
         # uvicorn's own lines (its tracebacks too) go through the root handler, which scrubs

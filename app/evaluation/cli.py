@@ -196,7 +196,10 @@ async def _run(p: EvalPlan, console: Console, concurrency: int) -> Evaluation:
                TimeElapsedColumn())  # fmt: skip
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("reports", total=len(p.items) * len(p.pipelines) * len(p.configs))
-        evaluation = Evaluation(p.items, p.pipelines, p.out, on_event=_progress(bar, task, console))
+        evaluation = Evaluation(
+            p.items, p.pipelines, p.out, on_event=_progress(bar, task, console),
+            bounds=p.configs[0][0].transcript_bounds() if p.configs else None,
+        )  # fmt: skip
         for cfg, label in p.configs:
             async with Engine.open(cfg) as engine:
                 await evaluation.run_reports(engine_runner(engine), label, concurrency)

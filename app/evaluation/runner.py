@@ -111,12 +111,20 @@ class Tally:
 
 class Evaluation:
     def __init__(
-        self, items: list[EvalItem], pipelines: list[str], out: Path, *, on_event: Sink | None
+        self,
+        items: list[EvalItem],
+        pipelines: list[str],
+        out: Path,
+        *,
+        on_event: Sink | None,
+        bounds: dict[str, int] | None = None,
     ) -> None:
+        """`bounds`: the transcript bounds (`Settings.transcript_bounds`), the runs' own."""
         self.items = items
         self.pipelines = pipelines
         self.out = out
         self.on_event = on_event
+        self.bounds = bounds or {}
         self.tally = Tally()
         self._transcripts: dict[str, Transcript] = {}
 
@@ -128,7 +136,8 @@ class Evaluation:
 
     def transcript(self, item: EvalItem) -> Transcript:
         if item.id not in self._transcripts:
-            self._transcripts[item.id] = parse_transcript(item.path.read_text(encoding="utf-8"))
+            text = item.path.read_text(encoding="utf-8")
+            self._transcripts[item.id] = parse_transcript(text, **self.bounds)
         return self._transcripts[item.id]
 
     def record_path(self, model: str, pipeline: str, cid: str) -> Path:

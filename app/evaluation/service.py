@@ -178,7 +178,10 @@ class EvalManager:
                 record.id, event.type, **event.model_dump(exclude={"type"}, exclude_none=True)
             )
 
-        evaluation = Evaluation(items_of(spec), spec.pipelines, Path(spec.out), on_event=on_event)
+        evaluation = Evaluation(
+            items_of(spec), spec.pipelines, Path(spec.out), on_event=on_event,
+            bounds=self.engine.settings.transcript_bounds(),
+        )  # fmt: skip
         label = model_label(self.engine.settings)
 
         async def run_report(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:

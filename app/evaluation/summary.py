@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 from statistics import mean
@@ -11,6 +10,7 @@ from typing import Any
 from app.evaluation.judge import Pairwise
 from app.evaluation.scoring import Record
 from app.evaluation.stats import comparison_table, comparisons, wilson
+from app.exports import csv_cells
 
 # (column, header, format)
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -162,10 +162,7 @@ def ectsum_table(rows: Sequence[dict[str, Any]]) -> str:
 def write_rows(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
     """Dicts as a CSV file, the first row's keys as the header (empty file for no rows)."""
     with path.open("w", newline="", encoding="utf-8") as fh:
-        if rows:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        csv_cells.write_dicts(fh, rows)
     return path
 
 
@@ -178,7 +175,7 @@ def write_tables(
     rows = summarize(records)
     out.mkdir(parents=True, exist_ok=True)
     with (out / "summary.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv_cells.Writer(f)
         w.writerow([k for k, _, _ in COLUMNS])
         for r in rows:
             w.writerow(["" if r[k] is None else r[k] for k, _, _ in COLUMNS])
@@ -189,7 +186,7 @@ def write_tables(
         "cached_calls", "wall_s", "error",
     ]  # fmt: skip
     with (out / "per_report.csv").open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
+        w = csv_cells.Writer(f)
         w.writerow(per)
         for rec in sorted(records, key=lambda r: (r.model, r.pipeline, r.id)):
             m, j = rec.metrics, rec.judge

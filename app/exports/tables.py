@@ -5,11 +5,11 @@ and its quote), Grounded figures (each with the passage that states it), Trace (
 
 from __future__ import annotations
 
-import csv
 import io
 import zipfile
 from typing import Any
 
+from app.exports import csv_cells
 from core.contract import GuidanceItem, KeyFigure, Report, StatedFigure
 
 Table = tuple[list[str], list[list[Any]]]
@@ -83,13 +83,6 @@ def sheets(report: Report) -> dict[str, Table]:
     return out
 
 
-def _cell(value: Any) -> Any:
-    """CSV text a spreadsheet shows as text: a leading = + - @ would be read as a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 def report_xlsx(report: Report) -> bytes:
     from openpyxl import Workbook
     from openpyxl.styles import Font
@@ -117,8 +110,8 @@ def report_csv_zip(report: Report) -> bytes:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, (header, rows) in sheets(report).items():
             text = io.StringIO()
-            w = csv.writer(text)
+            w = csv_cells.Writer(text)
             w.writerow(header)
-            w.writerows([[_cell(v) for v in row] for row in rows])
+            w.writerows(rows)
             zf.writestr(f"{name.lower().replace(' ', '_')}.csv", text.getvalue())
     return buf.getvalue()

@@ -89,6 +89,12 @@ async def counted_stream(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterat
             yield message
     finally:
         gauge.dec()
+        # a client that went away leaves the inner stream suspended: close it here, in this
+        # task, rather than leave it to the garbage collector (whose finalizer task was
+        # "destroyed but pending" at every SSE disconnect)
+        aclose = getattr(messages, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def exposition(queue_depth: int | None) -> tuple[bytes, str]:

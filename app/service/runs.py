@@ -12,7 +12,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -98,6 +98,18 @@ def cost_of(trace: list[NodeTrace], prices: dict[str, dict[str, float]]) -> floa
     return round(total, 6) if priced else None
 
 
+T = TypeVar("T")
+
+
+def _unbroken(read: Awaitable[T]) -> Awaitable[T]:
+    """A store read that finishes even when the stream's client goes away during it: a read
+    cancelled inside SQLAlchemy leaves a connection-closing task that the loop destroys
+    pending (logged at every SSE disconnect). The stream itself still stops at once."""
+    task = asyncio.ensure_future(read)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "unretrieved"
+    return asyncio.shield(task)
+
+
 async def stream_log(
     store: Store,
     bus: Bus,
@@ -115,15 +127,15 @@ async def stream_log(
     async with bus.listen(stream_id, tokens=tokens) as inbox:
         while True:
             # listening before reading: an event stored after this read wakes us
-            stored = await store.events(stream_id, after=after)
+            stored = await _unbroken(store.events(stream_id, after=after))
             for ev in stored:
                 after = ev.seq
                 yield {"id": str(ev.seq), "event": ev.type, "data": json.dumps(ev.data)}
                 if ev.type == final:
                     return
-            if not stored and 0 < await store.last_seq(stream_id, final) <= after:
+            if not stored and 0 < await _unbroken(store.last_seq(stream_id, final)) <= after:
                 return  # resumed at or past the end of a finished log: nothing can come
-            if not await exists():
+            if not await _unbroken(exists()):
                 return
             item = await inbox.get(timeout=poll)
             while item is not None:
@@ -166,6 +178,52 @@ class RunExecutor:
         given = record.input.options.model_dump(exclude_unset=True)
         return self.engine.context.options.merged(given)
 
+    async def exhausted(self, record: RunRecord, prior: int) -> bool:
+        """After EDESK_RESUME_ATTEMPTS starts that each ended with the process killed or
+        stalled, the run is failed, naming the node it was in, instead of started again: a
+        call that kills its process cannot take the service down at every restart."""
+        limit = self.settings.resume_attempts
+        if prior < limit:
+            return False
+        node = await self.interrupted_node(record)
+        message = (
+            f"the process was killed or stalled {prior} times while this run was in node "
+            f"{node}; not resumed again (EDESK_RESUME_ATTEMPTS={limit})"
+        )
+        log.warning("run %s: %s", record.id, message)
+        await self.store.update(
+            record.id, status="failed", finished_at=now(), error=message, failed_node=node,
+            reason="interrupted",
+        )  # fmt: skip
+        await self.publish(record.id, RunError(run_id=record.id, node=node, message=message))
+        await self.publish(
+            record.id, RunFinished(run_id=record.id, status="failed", reason="interrupted")
+        )
+        run_finished(record.pipeline, "failed", [])
+        return True
+
+    async def interrupted_node(self, record: RunRecord) -> str:
+        """The node a run was in when its process died: the last one its log shows started
+        and not finished, else the checkpoint's next node, else the pipeline's start."""
+        open_nodes: Counter[str] = Counter()
+        last: str | None = None
+        for e in await self.store.events(record.id):
+            node = e.data.get("node")
+            if e.type == "node_started" and isinstance(node, str):
+                open_nodes[node] += 1
+                last = node
+            elif e.type == "node_finished" and isinstance(node, str) and open_nodes[node] > 0:
+                open_nodes[node] -= 1
+        if last is not None and open_nodes[last] > 0:
+            return last
+        pending = next((n for n, k in open_nodes.items() if k > 0), None)
+        if pending is not None:
+            return pending
+        snapshot = await self.engine.graphs[record.pipeline].aget_state(
+            {"configurable": {"thread_id": record.id}}
+        )
+        return str(snapshot.next[0]) if snapshot.next else "(before its first node)"
+
     async def has_checkpoint(self, record: RunRecord) -> bool:
         snapshot = await self.engine.graphs[record.pipeline].aget_state(
             {"configurable": {"thread_id": record.id}}
@@ -188,9 +246,15 @@ class RunExecutor:
                 "run %s started (%s%s)", run_id, record.pipeline, ", resumed" if resume else ""
             )
             run_started(record.pipeline, resume)
+            # parsing is CPU-bound on a long call: in a worker thread, off the event loop
+            text = record.input.transcript
+            bounds = self.settings.transcript_bounds()  # the intake's, so what it took runs
+            transcript = (
+                None if resume else await asyncio.to_thread(parse_transcript, text, **bounds)
+            )
             outcome = await self.engine.run(
                 record.pipeline,
-                None if resume else parse_transcript(record.input.transcript),
+                transcript,
                 record.input.call,
                 run_id=run_id,
                 on_event=lambda e: self._on_event(writer, e),
@@ -211,9 +275,15 @@ class RunExecutor:
             await self.engine.settle(outcome)  # ended: never resumed
             await self.compact()
         except asyncio.CancelledError:
-            raise  # process shutting down: the run stays `running` and is resumed
+            # process shutting down (or a worker's lease lost): the run stays `running` and
+            # is resumed; an orderly stop is not an attempt that killed the process
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.store.uncount_attempt(run_id))
+            raise
         except Exception as exc:  # outside the graph (store, bad checkpoint): fail the run loudly
             if infra_raises and is_infra_error(exc):
+                with contextlib.suppress(Exception):
+                    await self.store.uncount_attempt(run_id)
                 raise
             log.exception("run %s crashed outside the graph", run_id)
             with contextlib.suppress(Exception):  # what the run logged goes first
@@ -380,6 +450,8 @@ class RunManager:
                 record = await self.store.get(run_id)
                 if record is None or record.status in TERMINAL:
                     return  # deleted or cancelled while queued
+                if await self.executor.exhausted(record, await self.store.begin_attempt(run_id)):
+                    return
                 await self.executor.execute(record, control, resume=resume)
         finally:
             self._controls.pop(run_id, None)

@@ -104,6 +104,9 @@ class WorkerNode:
             raise
         if record is None or record.status in TERMINAL:
             return "not claimed (finished, gone, or held by a live worker)"
+        if await self.executor.exhausted(record, await self.store.attempts(run_id) - 1):
+            await self.store.release(run_id, self.id)
+            return "failed: interrupted too many times"
         control = self.executor.control_for(record)
         task = asyncio.current_task()
         assert task is not None

@@ -239,6 +239,30 @@ class Store:
         )
         return bool(await self._write_rows(stmt))
 
+    async def begin_attempt(self, run_id: str) -> int:
+        """Count one more start of the run; returns the starts before this one. For a run
+        still unfinished, each of those ended with its process killed or stalled (an orderly
+        stop gives its start back: `uncount_attempt`)."""
+        stmt = (
+            runs.update()
+            .where(runs.c.id == run_id)
+            .values(attempts=runs.c.attempts + 1)
+            .returning(runs.c.attempts)
+        )
+        rows = await self._write_rows(stmt)
+        return int(rows[0][0]) - 1 if rows else 0
+
+    async def uncount_attempt(self, run_id: str) -> None:
+        """A start that ended in order (shutdown, a lost database, a lost lease) is not one
+        that killed or stalled its process."""
+        fewer = sa.case((runs.c.attempts > 0, runs.c.attempts - 1), else_=0)
+        await self._write_rows(runs.update().where(runs.c.id == run_id).values(attempts=fewer))
+
+    async def attempts(self, run_id: str) -> int:
+        """How many times the run was started (`begin_attempt`, or a worker's `claim`)."""
+        rows = await self._rows(sa.select(runs.c.attempts).where(runs.c.id == run_id))
+        return int(rows[0][0]) if rows else 0
+
     async def unfinished(self) -> list[RunRecord]:
         stmt = (
             sa.select(*_RUN_COLUMNS)

@@ -43,7 +43,9 @@ def test_inline_eval_streams_progress_and_returns_the_table(
     assert "| fake | zero_shot | 2 | 2 |" in done["table"]
     rows = {r["pipeline"]: r for r in done["rows"]}
     assert rows["zero_shot"]["decision"] == "2/1/0" and rows["zero_shot"]["judge_overall"] == 3.6
-    out = Path(done["out_dir"])
+    # issue 27, 3: a reference under the data folder, never the server's absolute path
+    assert done["out_dir"] == f"evals/{created['id']}" and str(tmp_path) not in str(done)
+    out = tmp_path / "data" / done["out_dir"]
     assert (out / "chart.png").is_file() and (out / "summary.csv").is_file()
 
 

@@ -182,7 +182,8 @@ def test_cli_eval_end_to_end_then_zero_calls(
         "| fake | findebate | 2 | 2 |" in table and "| fake | findebate | zero_shot | 4 |" in table
     )
     per = (out / "per_report.csv").read_text().splitlines()
-    assert len(per) == 5 and per[0].startswith("model,pipeline,id,transcript_file,status,grounding")
+    # every cell quoted (issue 27, 3: a ; or , in a cell never splits it)
+    assert len(per) == 5 and per[0].startswith('"model","pipeline","id","transcript_file","status"')
     rec = json.loads((out / "reports/fake/findebate/NW0_q2_2026.json").read_text())
     assert rec["metrics"]["coverage"] is not None and rec["metrics"]["grounding"] is not None
     assert rec["judge"]["overall"] == 3.6 and rec["report"]["evidence"]["fact_check"]

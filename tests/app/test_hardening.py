@@ -69,7 +69,16 @@ def test_json_nested_100000_deep_is_a_400(tmp_path: Path) -> None:
             )
 
 
-@pytest.mark.parametrize("payload", ["\u200b\u200b\u200d\ufeff", "\u2060 \u200e\n\u00a0"])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "\u200b\u200b\u200d\ufeff", "\u2060 \u200e\n\u00a0",
+        # issue 27, 3: Hangul filler (Lo), braille blank (So), a variation selector and
+        # combining marks (Mn, Me) alone, the halfwidth filler, all of them mixed
+        "\u3164", "\u2800\u2800", "\ufe0f", "\u0301\u0302", "\u20dd", "\uffa0\u115f",
+        "\u3164 \u2800\n\ufe0f\u0301\u200b",
+    ],
+)  # fmt: skip
 def test_invisible_only_transcripts_are_refused_like_empty_ones(
     tmp_path: Path, payload: str
 ) -> None:
@@ -351,3 +360,149 @@ def test_eval_dir_with_control_characters_is_a_422(tmp_path: Path, folder: str) 
         resp = client.post("/v1/evals", content=body, headers={"Content-Type": "application/json"})
     assert resp.status_code == 422, resp.text
     assert "control characters" in resp.text and str(tmp_path) not in resp.text
+
+
+HEAVY = "1," * 499_000 + "\nRevenue was $5 million, up 10% from last year.\n"  # ~1 MB
+
+
+def test_healthz_keeps_answering_while_a_heavy_run_works(tmp_path: Path) -> None:
+    """Issue 27, 1: a 1 MB adversarial call's CPU-bound node work (facts, chunking, fitting the
+    prompt, the fact-check's grounding, the report's scans) runs off the event loop, so the API
+    answers while the run works. (Before: the fact-check alone held the loop for ~6 s.) The
+    bound is generous, for a loaded machine: it tells a frozen loop from a busy one."""
+    with api(tmp_path) as client:
+        run_id = client.post("/v1/runs", json={"transcript": HEAVY, "pipeline": "zero_shot"})
+        assert run_id.status_code == 202, run_id.text
+        rid = run_id.json()["id"]
+        slowest, polls = 0.0, 0
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            t0 = time.monotonic()
+            assert client.get("/healthz").status_code == 200
+            slowest = max(slowest, time.monotonic() - t0)
+            polls += 1
+            if client.get(f"/v1/runs/{rid}").json()["status"] not in ("queued", "running"):
+                break
+            time.sleep(0.05)
+        assert client.get(f"/v1/runs/{rid}").json()["status"] == "succeeded"
+        assert polls > 20  # the run took a while: /healthz was asked throughout
+        assert slowest < 3.0, f"/healthz took {slowest:.1f} s while the run worked"
+
+
+def _interrupted_run(data: Path, run_id: str, starts: int) -> None:
+    """A stored `running` run that was started `starts` times, each ended by a killed or
+    stalled process while it was in the facts node (as a SIGKILL during it leaves the store)."""
+    import asyncio
+
+    from app.service.events import NodeStarted, RunStarted
+    from app.storage import RunInput, RunRecord, Store, now
+
+    async def write() -> None:
+        store = await Store.open(None, data / "runs.sqlite")
+        try:
+            await store.create(RunRecord(
+                id=run_id, pipeline="facts", status="running", created_at=now(),
+                started_at=now(), input=RunInput(transcript=TEXT),
+            ))  # fmt: skip
+            for _ in range(starts):
+                await store.begin_attempt(run_id)
+                await store.append_event(run_id, RunStarted(run_id=run_id, pipeline="facts"))
+                await store.append_event(run_id, NodeStarted(run_id=run_id, node="facts"))
+        finally:
+            await store.close()
+
+    asyncio.run(write())
+
+
+def test_a_run_interrupted_resume_attempts_times_fails_naming_its_node(tmp_path: Path) -> None:
+    """Issue 27, 1: a run whose process was killed or stalled EDESK_RESUME_ATTEMPTS times is
+    failed at the next start-up (reason `interrupted`, the node named), not resumed forever;
+    the API can delete it. One interruption fewer and it resumes and finishes."""
+    data = tmp_path / "data"
+    _interrupted_run(data, "twice", starts=2)
+    _interrupted_run(data, "once", starts=1)
+    with api(tmp_path) as client:  # EDESK_RESUME_ATTEMPTS defaults to 2
+        failed = wait_status(client, "twice", {"succeeded", "failed"})
+        assert failed["status"] == "failed" and failed["reason"] == "interrupted"
+        assert failed["failed_node"] == "facts"
+        assert "node facts" in failed["error"] and "EDESK_RESUME_ATTEMPTS=2" in failed["error"]
+        assert wait_status(client, "once", {"succeeded", "failed"})["status"] == "succeeded"
+        assert client.delete("/v1/runs/twice").status_code == 204
+        assert client.get("/v1/runs/twice").status_code == 404
+    _interrupted_run(tmp_path / "more" / "data", "twice", starts=2)
+    with api(tmp_path / "more", resume_attempts=3) as client:  # the setting decides
+        assert wait_status(client, "twice", {"succeeded", "failed"})["status"] == "succeeded"
+
+
+BIG = "Q" * 900_000
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("POST", "/v1/runs", {"transcript": TEXT, "financials": {BIG: 1}}),  # a key, in loc
+        ("POST", "/v1/runs", {"transcript": TEXT, "pipeline": BIG}),
+        ("POST", "/v1/runs", {"transcript": TEXT, "call_date": BIG, "fetch": True,
+                              "ticker": "ACME"}),
+        ("POST", "/v1/evals", {"calls": [{"id": "a", "transcript": TEXT}], "ids": [BIG],
+                               "pipelines": ["facts"]}),
+        ("POST", "/v1/evals", {"dir": "/" + "d" * 4000, "pipelines": ["facts"]}),
+        ("POST", "/threads", {"thread_id": BIG}),
+        ("POST", "/runs", {"assistant_id": BIG, "input": {"transcript": TEXT}}),
+        ("GET", "/v1/runs/" + "r" * 8000, None),
+    ],
+)  # fmt: skip
+def test_a_refusal_never_echoes_more_than_200_characters_of_a_value(
+    tmp_path: Path, method: str, url: str, body: Any
+) -> None:
+    """Issue 27, 3: a refusal echoed a 900 KB field back. Every value a refusal quotes (a field,
+    an id, a dict key in `loc`) is cut to 200 characters and '…'."""
+    with api(tmp_path) as client:
+        resp = client.request(method, url, json=body)
+        assert 400 <= resp.status_code < 500, resp.text[:300]
+        assert len(resp.content) < 3_000, (resp.status_code, resp.text[:300])
+        for run in ("Q" * 201, "d" * 201, "r" * 201):
+            assert run not in resp.text
+
+
+def _quarter(revenue: str) -> str:
+    return '{"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": ' + (
+        revenue + "}}"
+    )
+
+
+@pytest.mark.parametrize(
+    "financials",
+    [
+        _quarter("NaN"),
+        _quarter("Infinity"),
+        _quarter("-Infinity"),
+        _quarter('"nan"'),
+        _quarter('"1e999"'),
+        '{"most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "otherLine": "inf"}}',
+    ],
+)
+def test_financials_refuse_nan_and_infinity(tmp_path: Path, financials: str) -> None:
+    """Issue 27, 3: NaN and the infinities (JSON constants or text) are a 422, never a
+    figure; nothing is stored."""
+    body = f'{{"transcript": {json.dumps(TEXT)}, "pipeline": "facts", "financials": {financials}}}'
+    with api(tmp_path) as client:
+        resp = client.post("/v1/runs", content=body, headers={"content-type": "application/json"})
+        assert resp.status_code == 422, resp.text[:300]
+        assert client.get("/v1/runs").json()["total"] == 0
+        files = {"transcript": ("call.txt", TEXT.encode(), "text/plain")}
+        upload = client.post("/v1/runs", files=files, data={"financials": financials})
+        assert upload.status_code == 422, upload.text[:300]
+
+
+def test_token_budget_has_an_upper_bound(tmp_path: Path) -> None:
+    """Issue 27, 3: 10^26 was accepted as a budget."""
+    with api(tmp_path) as client:
+        for budget in (10**26, 100_000_001):
+            resp = client.post("/v1/runs", json={"transcript": TEXT, "options":
+                                                  {"token_budget": budget}})  # fmt: skip
+            assert resp.status_code == 422, resp.text[:300]
+            assert resp.json()["detail"][0]["loc"][-1] == "token_budget"
+        ok = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "facts",
+                                            "options": {"token_budget": 100_000_000}})  # fmt: skip
+        assert ok.status_code == 202

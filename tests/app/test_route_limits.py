@@ -63,7 +63,9 @@ def test_thread_metadata_json_cannot_send_back_is_a_422_and_nothing_is_stored(
     with api(tmp_path) as client:
         resp = post_raw(client, "/threads", f'{{"thread_id": "t1", "metadata": {metadata}}}', {})
         assert resp.status_code == 422, resp.text
-        assert resp.json()["detail"][0]["loc"] == ["body", "metadata"]
+        # NaN is refused by the strict JSON parse of the whole body, before the fields are read
+        where = ["body", ""] if "NaN" in metadata else ["body", "metadata"]
+        assert resp.json()["detail"][0]["loc"] == where
         assert client.get("/threads/t1").status_code == 404
     assert counts(tmp_path) == (0, 0)
 
@@ -159,7 +161,7 @@ def test_a_thread_stored_before_the_rule_still_answers_with_a_valid_header(tmp_p
         ({**RUN, "config": {"configurable": "fast"}}, ["body", "config", "configurable"]),
         ({**RUN, "config": ["x"]}, ["body", "config"]),
         ({**RUN, "context": {"chunk_words": 5}}, ["body", "context", "chunk_words"]),
-        ({**RUN, "input": {"transcript": "\u200b\u200b"}}, ["body", "transcript"]),
+        ({**RUN, "input": {"transcript": "\u200b\u200b"}}, ["body", "input"]),
     ],
 )
 @pytest.mark.parametrize("route", ["/runs", "/runs/wait", "/runs/stream",
@@ -324,7 +326,7 @@ def test_deleting_a_finished_evaluation_drops_its_outputs_inputs_and_runs(tmp_pa
         read_sse(client, "GET", created["links"]["events"])
         done = client.get(created["links"]["self"]).json()
         assert done["status"] == "succeeded"
-        out = Path(done["out_dir"])
+        out = tmp_path / "data" / done["out_dir"]  # relative to the data folder
         assert (out / "summary.csv").is_file() and inputs_of(tmp_path) == {created["id"]}
         assert client.get("/v1/runs").json()["total"] == 2
         assert client.delete(created["links"]["self"]).status_code == 204
@@ -339,7 +341,7 @@ def test_retention_sweeps_evaluations_their_folders_and_leftovers(tmp_path: Path
         from_dir = client.post("/v1/evals", json={"dir": str(dataset), "pipelines": ["zero_shot"]})
         for created in (inline, from_dir.json()):
             read_sse(client, "GET", created["links"]["events"])
-        outs = [Path(client.get(e["links"]["self"]).json()["out_dir"])
+        outs = [tmp_path / "data" / client.get(e["links"]["self"]).json()["out_dir"]
                 for e in (inline, from_dir.json())]  # fmt: skip
     evals_root = tmp_path / "data" / "evals"
     leftover = evals_root / "inputs" / "left-by-a-crash"

@@ -65,3 +65,23 @@ def test_transcript_endpoint_and_call_id(tmp_path: Path) -> None:
         assert client.get(f"/v1/runs/{run_id}/transcript", headers=other).status_code == 404
         assert client.get(f"/v1/runs/{run_id}/transcript").status_code == 401
         assert client.get("/").status_code == 200  # the page itself is open; it asks for a key
+
+
+def test_docs_and_ui_files_are_local_and_under_the_page_policy(tmp_path: Path) -> None:
+    """Issue 27, 3: /docs loaded Swagger from a CDN with no CSP, and /ui files lacked nosniff.
+    /docs is now this server's page and module; every /ui answer carries the page's headers."""
+    with api(tmp_path) as client:
+        docs = client.get("/docs")
+        assert docs.status_code == 200 and docs.headers["content-type"].startswith("text/html")
+        assert "script-src 'self'" in docs.headers["content-security-policy"]
+        assert docs.headers["x-content-type-options"] == "nosniff"
+        refs = re.findall(r'(?:src|href)="([^"]+)"', docs.text)
+        assert "/ui/js/docs.js" in refs and all(r.startswith("/") for r in refs), refs
+        assert "<script>" not in docs.text  # no inline script (the CSP would refuse it)
+        for ref in refs:
+            assert client.get(ref).status_code == 200, ref
+        assert client.get("/redoc").status_code == 404  # ReDoc's page loads from a CDN
+        for path in ("/ui/js/main.js", "/ui/style.css", "/ui/js/docs.js", "/ui/js/nope.js"):
+            resp = client.get(path)
+            assert resp.headers["x-content-type-options"] == "nosniff", path
+            assert resp.headers["content-security-policy"].startswith("default-src 'self'")

@@ -93,3 +93,14 @@ def test_real_ectsum_files_parse(ectsum: Path) -> None:
         assert "Q&A" in t.sections and len(t.turns) > 5, path.name
         assert all(x.speaker for x in t.turns)
         assert all(not t.turn_text(x).startswith(":") for x in t.turns)
+
+
+def test_visible_goes_by_unicode_category() -> None:
+    """Issue 27, 3: a character shows when it is a letter, number, punctuation or symbol (and
+    not a blank one such as U+3164 or U+2800); marks show only on a base."""
+    from core.transcript import visible
+
+    for shows in ("e\u0301", "5", "?", "$", "\u2603", "\u00e9", "\u4e2d"):
+        assert visible(shows), repr(shows)
+    for blank in ("\u3164", "\u2800", "\ufe0f", "\u0301", "\u20dd", "\u200b", " \n\t", ""):
+        assert not visible(blank), repr(blank)
