@@ -28,7 +28,6 @@ from core.contract import (
     plain_line,
 )
 from core.facts import facts_markdown
-from core.filing import filing_markdown
 from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
 from core.market import scorecard
@@ -129,10 +128,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     facts = state.get("facts")
     code: list[str] = []
     if facts is not None:  # code's section first, then the model's prose
-        code.append(facts_markdown(facts))
-        checked = filing_markdown(facts)
-        if checked:
-            code.append(checked)
+        code.append(facts_markdown(facts))  # a key figure's filing check is in its row
     fin = state.get("financials")
     if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
         code.append(f"**Against consensus (data vendor):** {fin.consensus.text()}")

@@ -235,8 +235,13 @@ def facts_markdown(facts: CallFacts) -> str:
     if facts.highlights:
         lines += ["**Highlights**", ""] + [f"- {_cell(h.text)}" for h in facts.highlights] + [""]
     if facts.key_figures:
-        head = ("Metric", "Figure", "Period", "Change / compared with", "Quote")
-        lines += ["**Key figures**", "", *_table(head, _key_figure_rows(facts)), ""]
+        head: tuple[str, ...] = ("Metric", "Figure", "Period", "Change / compared with", "Quote")
+        rows = _key_figure_rows(facts)
+        if any(k.filing for k in facts.key_figures):  # the filing check, next to its row
+            head = (*head, "Filing")
+            rows = [[*r, _cell(k.filing or "")] for r, k in zip(rows, facts.key_figures,
+                                                                strict=True)]  # fmt: skip
+        lines += ["**Key figures**", "", *_table(head, rows), ""]
     if facts.guidance:
         head = ("Metric", "Guidance", "Period", "Direction", "Quote")
         lines += ["**Guidance**", "", *_table(head, _guidance_rows(facts)), ""]
