@@ -36,9 +36,7 @@ def test_analyze_checks_the_key_figures_against_the_filing(
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     # the verdict is the last cell of the figure's own row in the Call facts table
     revenue = next(ln for ln in md.splitlines() if ln.startswith("| Revenue | $612 million |"))
-    assert revenue.endswith(
-        "| matches the filing (Northwind 10-Q (test file), totalRevenue) |"
-    )
+    assert revenue.endswith("| matches the filing (Northwind 10-Q (test file), totalRevenue) |")
     income = next(ln for ln in md.splitlines() if ln.startswith("| Operating income | $71 million"))
     assert "| differs from the filing (filed: $75.0 million;" in income
     rows = json.loads((tmp_path / "out" / "report.json").read_text())["facts"]["key_figures"]
