@@ -264,11 +264,14 @@ def test_analyze_fetch_with_no_key_at_all(
     assert "prices: Stooq daily CSV (NWO, SPY)" in out
     assert "release: SEC EDGAR 8-K 0000999999-26-000031 exhibit 99.1" in out
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert (
-        "| Revenue | $612 million | Q2 2026 | matches the filing (SEC EDGAR 8-K "
-        "0000999999-26-000031 exhibit 99.1, filed 2026-07-30, 'Total revenue $ 612.0 $ 500.0') |"
-    ) in md
-    assert "| $71 million | Q2 2026 | differs from the filing (filed: -$4.5 million; SEC" in md
+    # the verdict is the last cell of the figure's own row in the Call facts table
+    revenue = next(ln for ln in md.splitlines() if ln.startswith("| Revenue | $612 million |"))
+    assert revenue.endswith(
+        "| matches the filing (SEC EDGAR 8-K 0000999999-26-000031 exhibit 99.1, filed "
+        "2026-07-30, 'Total revenue $ 612.0 $ 500.0') |"
+    )
+    income = next(ln for ln in md.splitlines() if ln.startswith("| Operating income | $71 million"))
+    assert "| differs from the filing (filed: -$4.5 million; SEC" in income
     with respx.mock(assert_all_called=False) as mock:  # an unknown ticker: a clear refusal
         mocked(mock)
         assert main([*args[:5], "ZZZZ", *args[6:]]) == EXIT_USAGE
@@ -331,5 +334,5 @@ def test_backtest_fetch_without_a_key_fills_the_price_folder_from_stooq(
         assert routes["stooq"].call_count == 2 and routes["sec"].call_count == 0
     assert sorted(p.name for p in prices.iterdir()) == ["NWO.json", "SPY.json"]
     assert "fetched prices of NWO, SPY" in capsys.readouterr().out
-    rows = (ev / "backtest" / "backtest.csv").read_text()
-    assert "local/findebate,1m,1,1,0" in rows  # the month after the call is covered
+    rows = (ev / "backtest" / "backtest.csv").read_text()  # every cell quoted
+    assert '"local/findebate","1m","1","1","0"' in rows  # the month after the call is covered
