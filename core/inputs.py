@@ -344,16 +344,31 @@ def financials_from_text(text: str, *, csv_format: bool) -> Financials:
     if not quarters:
         raise InputError("the financials CSV has no rows")
     quarters.sort(key=lambda q: q.fiscalDateEnding, reverse=True)
+    return financials_of(quarters)
+
+
+def financials_of(
+    quarters: list[QuarterStatement],
+    *,
+    ticker: str | None = None,
+    consensus: EpsConsensus | None = None,
+) -> Financials:
+    """Statements (newest first, at least one) as `Financials`: the latest quarter, the one
+    before it and the same quarter a year earlier (330-400 days before), for every source."""
     latest = quarters[0]
     year_ago = next((q for q in quarters[1:] if timedelta(days=330)
                      <= latest.fiscalDateEnding - q.fiscalDateEnding
                      <= timedelta(days=400)), None)  # fmt: skip
-    return Financials(
-        most_recent_earnings=latest,
-        previous_earnings=quarters[1] if len(quarters) > 1 else None,
-        same_quarter_last_year_earnings=year_ago,
-        quarters=quarters,
-    )
+    fields: dict[str, Any] = {
+        "most_recent_earnings": latest,
+        "previous_earnings": quarters[1] if len(quarters) > 1 else None,
+        "same_quarter_last_year_earnings": year_ago,
+        "quarters": quarters,
+        "consensus": consensus,
+    }
+    if ticker is not None:
+        fields["Ticker"] = ticker
+    return Financials.model_validate(fields)
 
 
 def prices_from_text(

@@ -30,7 +30,14 @@ import httpx
 
 from app.market.http import VendorError
 from app.settings import Settings
-from core.inputs import EpsConsensus, Financials, Prices, PriceSeries, QuarterStatement
+from core.inputs import (
+    EpsConsensus,
+    Financials,
+    Prices,
+    PriceSeries,
+    QuarterStatement,
+    financials_of,
+)
 
 URL = "https://www.alphavantage.co/query"
 STATEMENTS = ("INCOME_STATEMENT", "BALANCE_SHEET", "CASH_FLOW")
@@ -144,22 +151,8 @@ class AlphaVantage:
                 f"Alpha Vantage statements for {ticker}: no quarter ended before {call_date}"
             )
         statements = [QuarterStatement.model_validate(r) for r in rows]
-        latest = statements[0]
-        year_ago = next(
-            (q for q in statements[1:]
-             if timedelta(days=330) <= latest.fiscalDateEnding - q.fiscalDateEnding
-             <= timedelta(days=400)),
-            None,
-        )  # fmt: skip
-        return Financials.model_validate(
-            {
-                "Ticker": ticker,
-                "most_recent_earnings": latest,
-                "previous_earnings": statements[1] if len(statements) > 1 else None,
-                "same_quarter_last_year_earnings": year_ago,
-                "quarters": statements,
-                "consensus": await self.consensus(ticker, call_date),
-            }
+        return financials_of(
+            statements, ticker=ticker, consensus=await self.consensus(ticker, call_date)
         )
 
     async def consensus(self, ticker: str, call_date: date) -> EpsConsensus | None:

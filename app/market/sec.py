@@ -31,7 +31,7 @@ import httpx
 
 from app.market.http import CachedGet, VendorError
 from app.settings import Settings
-from core.inputs import Financials, QuarterStatement
+from core.inputs import Financials, QuarterStatement, financials_of
 
 TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
 SUBMISSIONS_URL = "https://data.sec.gov/submissions/CIK{cik:010d}.json"
@@ -199,22 +199,7 @@ class SecEdgar:
             raise VendorError(
                 f"{SOURCE} XBRL for {ticker}: no quarter filed (10-Q/10-K) before {call_date}"
             )
-        latest = statements[0]
-        year_ago = next(
-            (q for q in statements[1:]
-             if timedelta(days=330) <= latest.fiscalDateEnding - q.fiscalDateEnding
-             <= timedelta(days=400)),
-            None,
-        )  # fmt: skip
-        return Financials.model_validate(
-            {
-                "Ticker": ticker,
-                "most_recent_earnings": latest,
-                "previous_earnings": statements[1] if len(statements) > 1 else None,
-                "same_quarter_last_year_earnings": year_ago,
-                "quarters": statements,
-            }
-        )
+        return financials_of(statements, ticker=ticker)
 
     async def release(self, ticker: str, call_date: date) -> Release:
         """The call's earnings release: the last 8-K with item 2.02 filed on the call date or
