@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -196,58 +197,53 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+Line = tuple[str, str] | None  # ("section", title) | ("title", "") | ("speaker", name) | None
+
+
+def _named_line(stripped: str) -> Line:
+    """A line of the speaker-per-line layout: its sections ("Questions and Answers:") and
+    speakers ("Jane Doe -- Chief Financial Officer", "Operator"); an analyst's turn is named
+    "Analyst <name> (<firm>)" so it is told apart."""
+    if sec := _NAMED_SECTION_RE.match(stripped):
+        return ("section", sec.group("title"))
+    spk = _NAMED_SPEAKER_RE.match(stripped)
+    if spk is None:
+        return None
+    if spk.group("operator"):
+        return ("speaker", "Operator")
+    name, title = spk.group("name"), spk.group("title").strip()
+    parts = [p.strip() for p in title.split("--")]
+    if parts[-1].lower() == "analyst":
+        firm = " -- ".join(parts[:-1])
+        return ("speaker", f"Analyst {name}" + (f" ({firm})" if firm else ""))
+    return ("speaker", f"{name} ({title})")
+
+
+def _markdown_line(stripped: str) -> Line:
+    """A line of the markdown layout: "### Section", a higher title ("## Financial Earnings
+    Call": not a section), "**Speaker**"."""
+    if sec := _SECTION_RE.match(stripped):
+        return ("section", sec.group("title")) if stripped.startswith("###") else ("title", "")
+    if spk := _SPEAKER_RE.match(stripped):
+        return ("speaker", spk.group("speaker").strip())
+    return None
+
+
 def _named_turns(text: str) -> list[Turn]:
-    """Turns of a transcript whose speakers stand on lines of their own ("Jane Doe -- Chief
-    Financial Officer", "Operator"), with "Prepared Remarks" / "Questions and Answers"
-    sections. An analyst's turn is named "Analyst <name> (<firm>)" so it is told apart."""
-    turns: list[Turn] = []
-    section, speaker = "Prepared Remarks", None
-    body_start: int | None = None
-    body_end = offset = 0
-
-    def close() -> None:
-        if body_start is not None:
-            start, end = _strip_span(text, body_start, body_end)
-            if start < end:
-                turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
-
-    for line in text.split("\n"):
-        line_end = offset + len(line)
-        stripped = line.strip()
-        spk = _NAMED_SPEAKER_RE.match(stripped)
-        sec = _NAMED_SECTION_RE.match(stripped)
-        if sec:
-            close()
-            section, speaker, body_start = sec.group("title"), None, None
-        elif spk:
-            close()
-            if spk.group("operator"):
-                speaker = "Operator"
-            else:
-                name, title = spk.group("name"), spk.group("title").strip()
-                parts = [p.strip() for p in title.split("--")]
-                if parts[-1].lower() == "analyst":
-                    firm = " -- ".join(parts[:-1])
-                    speaker = f"Analyst {name}" + (f" ({firm})" if firm else "")
-                else:
-                    speaker = f"{name} ({title})"
-            body_start = None
-        else:
-            if body_start is None and stripped:
-                body_start = offset
-            body_end = line_end
-        offset = line_end + 1
-    close()
-    return turns
+    return _turns(text, "Prepared Remarks", _named_line)
 
 
 def _markdown_turns(text: str) -> list[Turn]:
+    return _turns(text, "Call", _markdown_line)
+
+
+def _turns(text: str, section: str, classify: Callable[[str], Line]) -> list[Turn]:
+    """The turns of a transcript whose lines `classify` tells apart: a section, a title, a
+    speaker, or body text (a turn's body runs from its first non-empty line to its last)."""
     turns: list[Turn] = []
-    section = "Call"
     speaker: str | None = None
     body_start: int | None = None
-    body_end = 0
-    offset = 0
+    body_end = offset = 0
 
     def close() -> None:
         if body_start is None:
@@ -261,17 +257,14 @@ def _markdown_turns(text: str) -> list[Turn]:
     for line in text.split("\n"):
         line_end = offset + len(line)
         stripped = line.strip()
-        sec = _SECTION_RE.match(stripped)
-        spk = _SPEAKER_RE.match(stripped)
-        if sec and stripped.startswith("###"):
-            close()
-            section, speaker, body_start = sec.group("title"), None, None
-        elif sec:  # a higher-level title such as "## Financial Earnings Call": not a section
+        kind = classify(stripped)
+        if kind is not None:
             close()
             body_start = None
-        elif spk:
-            close()
-            speaker, body_start = spk.group("speaker").strip(), line_end + 1
+            if kind[0] == "section":
+                section, speaker = kind[1], None
+            elif kind[0] == "speaker":
+                speaker = kind[1]
         else:
             if body_start is None and stripped:
                 body_start = offset
