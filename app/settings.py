@@ -111,7 +111,7 @@ class Settings(BaseSettings, RunOptions):
     grounded_decoding: Literal["auto", "on", "off"] = Field(
         default="auto",
         description="free text may state only the call's own figures, by a GBNF grammar in "
-        "the request (core/decoding.py): auto = on for the local model (llama.cpp), off for "
+        "the request (core/llm/decoding.py): auto = on for the local model (llama.cpp), off for "
         "EDESK_OPENAI_BASE_URL models; on = also send it there (a llama.cpp server; OpenAI "
         "refuses the field); off = never",
     )
@@ -353,7 +353,7 @@ class Settings(BaseSettings, RunOptions):
         if self.faults:
             if self.provider != "fake":
                 raise ValueError("EDESK_FAULTS is for testing with EDESK_PROVIDER=fake only")
-            from core.faults import FaultPlan
+            from core.llm.faults import FaultPlan
 
             FaultPlan.of(self.faults)  # names the unknown fault
         if self.lease_seconds < 3:

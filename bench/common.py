@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.service.engine import Engine
-    from core.fake_llm import FakeModels
+    from core.llm.fake import FakeModels
 
 REPO = Path(__file__).resolve().parents[1]
 ECTSUM = REPO.parent / "shared" / "data" / "ectsum"

@@ -56,7 +56,7 @@ def measure(pipeline: str, size: int) -> dict[str, object]:
 
     from app.api import create_app
     from app.settings import Settings
-    from core.fake_llm import FakeModels, Script, canned
+    from core.llm.fake import FakeModels, Script, canned
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"

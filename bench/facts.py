@@ -35,9 +35,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from app.evaluation.ectsum import distinct_figures, gold_figure_recall, lead_baseline, rouge
 from bench.common import ECTSUM, REPO, emit
 from bench.facts_gold import GOLD_DIR, Score, load, score
-from core.ectsum import distinct_figures, gold_figure_recall, lead_baseline, rouge
 from core.facts import call_facts
 from core.grounding import extract_figures, same_figure
 from core.transcript import parse_transcript

@@ -25,8 +25,8 @@ import httpx
 
 from app.llm.local import LocalLlamaServer, bundled_model_path
 from bench.common import ectsum_file, emit
-from core.decoding import figure_grammar
 from core.grounding import check_numbers
+from core.llm.decoding import figure_grammar
 
 
 class StockServer(LocalLlamaServer):

@@ -27,7 +27,7 @@ from app.service.engine import Durability
 from bench.common import REPO, emit, fake_engine
 from bench.critical import Bound, critical_path
 from core.contract import Report
-from core.fake_llm import FakeModels, Script, canned
+from core.llm.fake import FakeModels, Script, canned
 from core.transcript import parse_transcript
 from graphs.findebate import build_findebate
 

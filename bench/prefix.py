@@ -22,10 +22,10 @@ from langchain_core.messages import BaseMessage
 
 from app.llm.tokens import tiktoken_counter
 from bench.common import ectsum_file, emit, fake_engine
-from core.fake_llm import Call, FakeModels, Script, canned
+from core.llm.fake import Call, FakeModels, Script, canned
+from core.llm.window import Window
 from core.options import RunOptions
 from core.transcript import parse_transcript
-from core.window import Window
 
 PIPELINES = ("findebate", "writer_feedback", "conversation", "adversarial", "zero_shot")
 TARGET = 0.6  # for writer_feedback, conversation and adversarial

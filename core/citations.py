@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from core.chunking import iter_sentences, recursive_chunks
 from core.contract import Chunk, Citation, EvidencePassage, NumberCheck
 from core.grounding import CITATION_RE
+from core.llm.window import Fit
 from core.metrics import words
 from core.transcript import Transcript
-from core.window import Fit
 
 
 @dataclass

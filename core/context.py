@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.contract import EvidencePassage
-from core.llm import ModelSource
+from core.llm.chat import ModelSource
+from core.llm.window import CALL_QUERY, Fit, passages_fit, transcript_fit
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.transcript import Transcript
-from core.window import CALL_QUERY, Fit, passages_fit, transcript_fit
 
 
 class RunStopped(Exception):
@@ -51,7 +51,7 @@ class RunControl:
 @dataclass(frozen=True)
 class WordBudget:
     """Word caps the run's options set on top of the models' windows (`evidence_words`,
-    `transcript_words`); None: the model's context window alone decides (`core.window`)."""
+    `transcript_words`); None: the model's context window alone decides (`core.llm.window`)."""
 
     evidence: int | None = None
     transcript: int | None = None

@@ -18,10 +18,10 @@ from core.chunking import iter_sentences
 from core.context import RunContext
 from core.contract import clip
 from core.judging import Challenges, RebuttalAssessment, Verdict
+from core.llm.window import Fit, recent_fit
 from core.market import scorecard
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
-from core.window import Fit, recent_fit
 from nodes.calls import ask, say
 from nodes.facts import verified
 from nodes.parsing import unparseable, write_draft

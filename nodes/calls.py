@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from core.context import RunContext
-from core.llm import ChatHandle, Structured, complete, complete_structured, record_cut
-from core.window import ContextError, Cut, Fit, Window
+from core.llm.chat import ChatHandle, Structured, complete, complete_structured, record_cut
+from core.llm.window import ContextError, Cut, Fit, Window
 from prompts import Prompt, render
 
 S = TypeVar("S", bound=BaseModel)

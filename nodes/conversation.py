@@ -18,10 +18,10 @@ from core.contract import clip
 from core.facts.sentences import is_analyst, is_management, is_qa
 from core.grounding import extract_figures, same_figure
 from core.inputs import Financials
+from core.llm.window import Fit, recent_fit
 from core.roles import Role, roles
 from core.state import Draft, PipelineState
 from core.transcript import Transcript
-from core.window import Fit, recent_fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import parse_recommendations, unparseable

@@ -8,9 +8,9 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import DebateLog, DebateTurn
+from core.llm.window import Fit
 from core.roles import Role, roles
 from core.state import PipelineState
-from core.window import Fit
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.parsing import write_draft

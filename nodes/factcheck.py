@@ -15,7 +15,7 @@ from core.citations import passages_for
 from core.context import RunContext
 from core.contract import FactCheck, NodeFailure, NumberCheck
 from core.grounding import check_numbers
-from core.llm import ModelCallError, ModelOutputError
+from core.llm.chat import ModelCallError, ModelOutputError
 from core.provenance import grounding_sources
 from core.roles import Role, roles
 from core.state import Draft, PipelineState

@@ -14,8 +14,8 @@ from core.context import RunContext
 from core.contract import CallFacts
 from core.facts import call_facts, facts_block, qa_questions
 from core.filing import check, filed_values, filing_lines
+from core.llm.window import Fit
 from core.state import Draft, PipelineState
-from core.window import Fit
 from nodes.tracing import traced
 
 

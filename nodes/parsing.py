@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from core.context import RunContext
 from core.contract import NodeFailure, Recommendation
-from core.llm import Structured, complete, complete_structured
+from core.llm.chat import Structured, complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
 from core.roles import Role, roles
 from core.state import Draft

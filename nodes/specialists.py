@@ -7,10 +7,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from core.context import RunContext
+from core.llm.window import Fit, Window
 from core.rag import interleave
 from core.roles import Role, roles
 from core.state import Analysis, PipelineState
-from core.window import Fit, Window
 from nodes.calls import say
 from nodes.facts import verified
 from nodes.tracing import NodeFn, traced

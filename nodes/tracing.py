@@ -13,8 +13,8 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import NodeTrace, clip
-from core.decoding import figure_sources
-from core.llm import CallStats, current_stats
+from core.llm.chat import CallStats, current_stats
+from core.llm.decoding import figure_sources
 from core.logctx import node_var
 from core.provenance import grounding_sources
 from core.telemetry import tracer

@@ -18,7 +18,7 @@ from core.context import RunContext
 from core.contract import NodeFailure, clip
 from core.inputs import comparison_table
 from core.judging import ReportGrade
-from core.llm import Structured
+from core.llm.chat import Structured
 from core.roles import Role, roles
 from core.state import Draft, PipelineState, merge_dicts
 from nodes.calls import ask, say

@@ -12,7 +12,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from app.service.engine import Engine
 from app.settings import Settings
-from core.fake_llm import FakeModels
+from core.llm.fake import FakeModels
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -6,7 +6,7 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from core.fake_llm import FakeModels, Script, block
+from core.llm.fake import FakeModels, Script, block
 from nodes.specialists import SPECIALISTS
 
 DRAFT = (

@@ -30,7 +30,7 @@ from app.service.backends import open_backends
 from app.service.engine import Engine
 from app.service.runs import RunManager
 from app.settings import Settings
-from core.llm import ModelSource
+from core.llm.chat import ModelSource
 from graphs import PIPELINES
 
 log = logging.getLogger("earnings_desk.http")

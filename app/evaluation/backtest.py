@@ -28,9 +28,17 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.evaluation.returns import (
+    HORIZON_DAYS,
+    Board,
+    EventReturn,
+    Scored,
+    event_returns,
+    label,
+    score,
+)
 from app.evaluation.stats import paired
 from app.evaluation.summary import write_rows
-from core.backtest import HORIZON_DAYS, Board, EventReturn, Scored, event_returns, label, score
 from core.contract import Horizon, Position, Recommendation
 from core.inputs import InputError, PriceSeries, prices_from_text
 from core.metrics import LABEL_KEYS

@@ -10,8 +10,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from core.judging import E2IGrade, FinDebateGrade, Preference, ReportGrade, Rubric
-from core.llm import ChatHandle, Structured, complete_structured
-from core.window import Fit
+from core.llm.chat import ChatHandle, Structured, complete_structured
+from core.llm.window import Fit
 from nodes.calls import fitted
 
 

@@ -22,21 +22,21 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.evaluation.dataset import EvalItem
+from app.evaluation.ectsum import gold_figure_recall, lead_baseline, numeric_precision, rouge
 from app.evaluation.judge import Pairwise, grade, pairwise
 from app.evaluation.scoring import Record, score
 from app.service.engine import Engine
 from app.settings import Settings
 from core.contract import Report
-from core.ectsum import gold_figure_recall, lead_baseline, numeric_precision, rouge
 from core.facts import call_facts
-from core.llm import CallStats, ChatHandle, current_stats
+from core.llm.chat import CallStats, ChatHandle, current_stats
+from core.llm.window import CALL_QUERY, transcript_fit
 from core.metrics import (
     decision_accuracy,
     report_prose,
 )
 from core.options import parse_variant
 from core.transcript import Transcript, TranscriptError, parse_transcript
-from core.window import CALL_QUERY, transcript_fit
 
 JUDGE_ROLE = "grader"
 

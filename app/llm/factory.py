@@ -16,11 +16,11 @@ from langchain_openai import ChatOpenAI
 from app.llm.local import LOCAL_ALIAS, LlamaCppChat, bundled_model_path
 from app.llm.tokens import context_window, llama_vocab, openai_counter
 from app.settings import Provider, Settings
-from core.cache import SqliteLLMCache
-from core.fake_llm import FakeModels, Script, canned
-from core.faults import FaultPlan, FaultyChatModel
-from core.llm import ChatHandle, ModelSource
-from core.window import Window
+from core.llm.cache import SqliteLLMCache
+from core.llm.chat import ChatHandle, ModelSource
+from core.llm.fake import FakeModels, Script, canned
+from core.llm.faults import FaultPlan, FaultyChatModel
+from core.llm.window import Window
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class ModelFactory(ModelSource):
             "top_p": s.top_p,
             "frequency_penalty": s.frequency_penalty,
             "timeout": s.request_timeout,
-            "max_retries": 0,  # retried by core.llm (counted, with the reason when it gives up)
+            "max_retries": 0,  # retried by core.llm.chat (counted, with the reason on giving up)
         }
         if provider == "local":
             if self.local_base_url is None:

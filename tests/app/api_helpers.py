@@ -14,7 +14,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from app.api import create_app
 from app.settings import Settings
-from core.fake_llm import FakeModels, Script, canned
+from core.llm.fake import FakeModels, Script, canned
 
 
 @contextmanager

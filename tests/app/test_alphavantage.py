@@ -161,7 +161,7 @@ def test_backtest_fetch_fills_the_price_folder(
 ) -> None:
     """`backtest --fetch`: the call's ticker and the benchmark come from the vendor into the
     price folder (as plain series), then the calls are scored against them."""
-    from core.fake_llm import block
+    from core.llm.fake import block
 
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EDESK_ALPHAVANTAGE_MIN_INTERVAL", "0")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from core.fake_llm import block
+from core.llm.fake import block
 from tests.scripts import weekdays
 
 DAYS = weekdays(date(2024, 1, 1), 40)

@@ -99,7 +99,7 @@ def test_unknown_pipeline(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_degraded_exit_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from core import fake_llm
+    from core.llm import fake as fake_llm
 
     monkeypatch.setattr(fake_llm, "block", lambda *a, **k: {"one_day": {"position": "?"}})
     code = main(["analyze", str(SAMPLE), "--pipeline", "zero_shot", "--out", str(tmp_path / "o")])

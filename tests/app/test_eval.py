@@ -17,7 +17,7 @@ from app.evaluation.judge import grade, pairwise
 from app.evaluation.runner import EvalEvent, Evaluation, engine_runner
 from app.service.engine import Engine
 from app.settings import Settings
-from core.fake_llm import CANNED_TOOLS, FakeModels, Script, canned
+from core.llm.fake import CANNED_TOOLS, FakeModels, Script, canned
 
 GOLD = "q2 revenue $612 million.\nadjusted eps $1.12.\nbacklog $1.9 billion."
 

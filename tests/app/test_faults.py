@@ -1,4 +1,4 @@
-"""Injected model faults (core.faults via the EDESK_FAULTS setting of the fake provider): each
+"""Injected model faults (core.llm.faults via the EDESK_FAULTS setting of the fake provider): each
 kind is retried within the budget and the run succeeds; past the budget the run ends failed or
 degraded naming the node and the reason, with its input, finished nodes and events kept."""
 
@@ -15,7 +15,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from app.api import create_app
 from app.settings import Settings
-from core.faults import FaultPlan
+from core.llm.faults import FaultPlan
 from tests.app.api_helpers import read_sse, wait_status
 
 SAMPLE = (Path(__file__).resolve().parents[2] / "samples" / "northwind_q2_2026.md").read_text()

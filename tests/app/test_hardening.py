@@ -144,7 +144,7 @@ class _SlowRisk:
     and fails its first call: the run stops mid-step with four results saved."""
 
     def __init__(self) -> None:
-        from core.fake_llm import FakeModels, Script, canned
+        from core.llm.fake import FakeModels, Script, canned
 
         self.calls = 0
 
@@ -160,8 +160,8 @@ class _SlowRisk:
         chat = self.models.chat
 
         def slow_chat(role: str) -> Any:
-            from core.fake_llm import ScriptedChatModel
-            from core.llm import ChatHandle
+            from core.llm.chat import ChatHandle
+            from core.llm.fake import ScriptedChatModel
 
             handle = chat(role)
             if role != "risk_analyst":

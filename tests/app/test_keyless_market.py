@@ -316,7 +316,7 @@ async def test_quarters_carry_their_fiscal_period(tmp_path: Path) -> None:
 def test_backtest_fetch_without_a_key_fills_the_price_folder_from_stooq(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from core.fake_llm import block
+    from core.llm.fake import block
 
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("EDESK_ALPHAVANTAGE_API_KEY", raising=False)

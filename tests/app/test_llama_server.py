@@ -15,8 +15,8 @@ import pytest
 
 from app.llm.llama_server import LazyGrammarSampler, install
 from app.llm.local import LocalLlamaServer, bundled_model_path
-from core.decoding import figure_grammar
 from core.grounding import check_numbers
+from core.llm.decoding import figure_grammar
 
 SOURCE = "Revenue rose 13% to $1.5 billion in 2019, and we opened 150 stores."
 

@@ -11,7 +11,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from app.llm.factory import ModelFactory
 from app.service.engine import Engine
 from app.settings import Settings
-from core.cache import entries
+from core.llm.cache import entries
 from core.transcript import parse_transcript
 
 

@@ -11,7 +11,7 @@ import pytest
 from app.llm.factory import ModelFactory
 from app.llm.local import LocalLlamaServer, LocalModelError, bundled_model_path
 from app.settings import Settings
-from core.llm import complete, complete_structured
+from core.llm.chat import complete, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
 from prompts import render
 
@@ -123,8 +123,8 @@ async def test_the_server_holds_the_model_to_the_calls_figures(tmp_path: Path) -
     model does so without the grammar and cannot with it (llama.cpp honours the field)."""
     import httpx
 
-    from core.decoding import figure_grammar
     from core.grounding import check_numbers
+    from core.llm.decoding import figure_grammar
 
     call = "Revenue rose 13% to $1.5 billion in 2019, and we opened 150 stores."
     ask = (

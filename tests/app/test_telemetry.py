@@ -15,7 +15,7 @@ from app import telemetry
 from app.api import create_app
 from app.settings import Settings
 from core import telemetry as spans
-from core.fake_llm import FakeModels, Script, canned
+from core.llm.fake import FakeModels, Script, canned
 from tests.app.api_helpers import wait_status
 from tests.conftest import SAMPLE
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration
 
-from core.cache import SqliteLLMCache, canonical_llm_string, is_cache_hit
+from core.llm.cache import SqliteLLMCache, canonical_llm_string, is_cache_hit
 
 
 def llm_string(base: str, temperature: float = 0.6, timeout: float = 300.0) -> str:

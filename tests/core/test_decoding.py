@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from app.llm.local import bundled_model_path
-from core.decoding import current_grammar, figure_grammar, figure_sources, source_figures
 from core.grounding import check_numbers
+from core.llm.decoding import current_grammar, figure_grammar, figure_sources, source_figures
 
 SOURCE = (
     "Revenue rose 13% to $1.5 billion in 2019. We opened 150 stores; margin widened 20 basis "
@@ -153,7 +153,7 @@ async def test_a_traced_node_sends_its_calls_figures_as_a_grammar(tmp_path: Path
 
     from app.llm.factory import ModelFactory
     from core.context import RunContext
-    from core.llm import complete
+    from core.llm.chat import complete
     from core.options import RunOptions
     from core.transcript import parse_transcript
     from nodes.tracing import traced

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app.evaluation.ectsum import gold_figure_recall, lead_baseline, numeric_precision, rouge
 from core.contract import CallInfo, KeyFigure
-from core.ectsum import gold_figure_recall, lead_baseline, numeric_precision, rouge
 from core.facts import call_facts
 from core.facts.periods import Period, mentions, parse_label, resolve
 from core.transcript import parse_transcript

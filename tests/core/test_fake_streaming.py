@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.fake_llm import FakeModels, Script, ScriptedChatModel
+from core.llm.fake import FakeModels, Script, ScriptedChatModel
 
 
 class Pick(BaseModel):

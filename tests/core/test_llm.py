@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage
 
-from core.fake_llm import FakeModels, Script, block
-from core.llm import CallStats, ModelOutputError, complete, complete_structured, current_stats
+from core.llm.chat import CallStats, ModelOutputError, complete, complete_structured, current_stats
+from core.llm.fake import FakeModels, Script, block
 from core.recommendations import RecommendationBlock, to_recommendations
 
 pytestmark = pytest.mark.asyncio

@@ -1,4 +1,4 @@
-"""core.llm retries what a model server does transiently (timeout, 429, 5xx), honours
+"""core.llm.chat retries what a model server does transiently (timeout, 429, 5xx), honours
 Retry-After, and never retries a bug."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import time
 import pytest
 from langchain_core.messages import HumanMessage
 
-from core.fake_llm import Script, ScriptedChatModel
-from core.faults import http_error
-from core.llm import ChatHandle, ModelCallError, complete, transient
+from core.llm.chat import ChatHandle, ModelCallError, complete, transient
+from core.llm.fake import Script, ScriptedChatModel
+from core.llm.faults import http_error
 
 
 async def test_non_transient_errors_are_not_retried() -> None:

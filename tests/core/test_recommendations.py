@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from core.contract import Horizon, Position, Recommendation, Report, check_three_horizons
-from core.fake_llm import block
+from core.llm.fake import block
 from core.recommendations import (
     RecommendationBlock,
     integrity_check,

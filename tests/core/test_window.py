@@ -1,4 +1,4 @@
-"""Prompts sized to the model's window: the cut by relevance (`core.window.Fit`), the fitting of
+"""Prompts sized to the model's window: the cut by relevance (`core.llm.window.Fit`), the fitting of
 a whole prompt (`nodes.calls.fitted`), and the real tokenizers and window table."""
 
 from __future__ import annotations
@@ -16,10 +16,18 @@ from app.llm.tokens import (
     openai_counter,
 )
 from core.contract import CallInfo, EvidencePassage
-from core.fake_llm import FakeModels, Script
-from core.llm import CallStats, ChatHandle, current_stats
+from core.llm.chat import CallStats, ChatHandle, current_stats
+from core.llm.fake import FakeModels, Script
+from core.llm.window import (
+    ContextError,
+    Fit,
+    Scaled,
+    Window,
+    WordCounter,
+    passages_fit,
+    transcript_fit,
+)
 from core.transcript import parse_transcript
-from core.window import ContextError, Fit, Scaled, Window, WordCounter, passages_fit, transcript_fit
 from nodes.calls import fitted
 
 SAMPLE = Path(__file__).parents[2] / "samples" / "northwind_q2_2026.md"

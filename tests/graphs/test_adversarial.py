@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script, block
 from core.inputs import Prices
+from core.llm.fake import FakeModels, Script, block
 from core.transcript import parse_transcript
 from nodes.adversarial import LEAD_SECTIONS, NO_MARKET_DATA, lead_checks
 

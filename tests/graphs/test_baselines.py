@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script
+from core.llm.fake import FakeModels, Script
 from core.transcript import parse_transcript
 from nodes.specialists import SPECIALISTS
 from tests.scripts import block, findebate_models

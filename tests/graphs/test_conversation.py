@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script, block
 from core.inputs import Financials
+from core.llm.fake import FakeModels, Script, block
 from core.transcript import parse_transcript
 from nodes.conversation import SECTIONS
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script, block, canned
+from core.llm.fake import FakeModels, Script, block, canned
 from core.options import RunOptions
 from core.transcript import parse_transcript
 from graphs import PIPELINES
@@ -199,7 +199,7 @@ async def test_a_fact_check_outage_degrades_and_keeps_the_draft(
 
     checker = Script.of(default=unavailable)
     report = await run(fake_engine, zero_shot_models(INVENTED, checker), sample_text)
-    assert len(checker.calls) == 1  # scripted handles do not retry (core.llm's retries are
+    assert len(checker.calls) == 1  # scripted handles do not retry (core.llm.chat's retries are
     # tested in tests/core/test_llm_retry.py); the outage is what reaches the node
     assert report.status == "degraded" and "$7.7 billion" in report.markdown  # the draft kept
     fc = report.evidence.fact_check

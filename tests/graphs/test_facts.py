@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.contract import CallInfo, Position
-from core.fake_llm import FakeModels
+from core.llm.fake import FakeModels
 from core.transcript import parse_transcript
 from nodes.facts import NO_MODEL_NOTE
 from tests.calls import CALL
@@ -90,7 +90,7 @@ async def test_every_writing_role_is_given_the_facts(
     writes about the call carries the call facts (the recommendation extractor reads only
     the report), except where the paper confines a role's inputs: SAS's Bull and Bear argue
     from the briefing alone and the Stress analyst reads the winning thesis."""
-    from core.fake_llm import Script, canned
+    from core.llm.fake import Script, canned
 
     shared = Script.of(default=canned)
     models = FakeModels({"fact_checker": Script.of(default=canned)}, default=shared)

@@ -13,7 +13,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from core.context import RunContext
 from core.contract import CallInfo
-from core.fake_llm import FakeModels, Script, block
+from core.llm.fake import FakeModels, Script, block
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.transcript import parse_transcript

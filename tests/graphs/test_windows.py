@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script, canned
+from core.llm.fake import FakeModels, Script, canned
+from core.llm.window import Window
 from core.options import RunOptions
 from core.transcript import parse_transcript
-from core.window import Window
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from core.fake_llm import FakeModels, Script, block
 from core.inputs import Financials
+from core.llm.fake import FakeModels, Script, block
 from core.options import RunOptions
 from core.transcript import parse_transcript
 

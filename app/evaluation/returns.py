@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from app.evaluation.eventstudy import abnormal_returns
+from app.evaluation.eventstudy import summary as car_summary
 from core.contract import Horizon, Position, Recommendation
-from core.eventstudy import abnormal_returns
-from core.eventstudy import summary as car_summary
 from core.inputs import PriceSeries
 
 HORIZON_DAYS: dict[Horizon, int] = {
@@ -47,7 +47,7 @@ class EventReturn:
     excess: float | None = None
     missing: str | None = None  # why the window is not covered (None: covered)
     benchmark_missing: str | None = None
-    car: float | None = None  # market-model cumulative abnormal return (core.eventstudy)
+    car: float | None = None  # market-model cumulative abnormal return (app.evaluation.eventstudy)
     car_missing: str | None = None  # why there is none
 
     @property

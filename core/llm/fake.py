@@ -26,8 +26,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
-from core.llm import ChatHandle, ModelSource
-from core.window import Window
+from core.llm.chat import ChatHandle, ModelSource
+from core.llm.window import Window
 
 Response = str | dict[str, Any] | BaseException | Callable[[list[BaseMessage], str | None], Any]
 _ids = itertools.count(1)

@@ -16,9 +16,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ValidationError
 
-from core.cache import is_cache_hit
-from core.decoding import current_grammar
-from core.window import Cut, Window
+from core.llm.cache import is_cache_hit
+from core.llm.decoding import current_grammar
+from core.llm.window import Cut, Window
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ async def complete(
 ) -> str:
     """Free-text completion; an empty answer is retried, then raised as ModelOutputError.
     Inside a node, a model that takes a grammar writes only the call's own figures
-    (core.decoding)."""
+    (core.llm.decoding)."""
     stats = _stats()
     model: Any = handle.model
     grammar = current_grammar() if handle.grammar else None

@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, SkipValidation
 
-from core.llm import ChatHandle, ModelSource
+from core.llm.chat import ChatHandle, ModelSource
 
 Fault = Literal["timeout", "429", "500", "503", "empty", "garbage"]
 FAULTS: tuple[str, ...] = get_args(Fault)

@@ -10,8 +10,8 @@ from datetime import date, timedelta
 import numpy as np
 import pytest
 
+from app.evaluation.eventstudy import abnormal_returns, summary
 from core.contract import Horizon
-from core.eventstudy import abnormal_returns, summary
 from core.inputs import PriceBar, PriceSeries
 
 CALL = date(2026, 7, 30)  # a Thursday
@@ -132,7 +132,7 @@ def test_summary_mean_t_and_bootstrap_interval() -> None:
 def test_the_backtest_scores_each_calls_signed_car() -> None:
     """A LONG before a 5% abnormal jump earns +0.05, a SHORT -0.05, beside the raw and excess
     returns; a call without an estimation window is counted as not covered."""
-    from core.backtest import Scored, event_returns, score
+    from app.evaluation.returns import Scored, event_returns, score
     from core.contract import Position, Recommendation
 
     stock, spy, _ = pair(260, 30, jump=0.05)

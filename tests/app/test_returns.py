@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from core.backtest import Scored, event_returns, p_up, score
+from app.evaluation.returns import Scored, event_returns, p_up, score
 from core.contract import Horizon, Position, Recommendation
 from core.inputs import PriceSeries
 from tests.scripts import weekdays
