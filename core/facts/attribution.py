@@ -442,6 +442,15 @@ _BOUGHT_BACK = re.compile(
 _EARNED = re.compile(r"\b(?:we|[A-Z][\w/&.'’-]*)\s+earned\s+(?:approximately |about |nearly )?$")
 
 
+_A_MARGIN = re.compile(
+    r"(?:,|\b(?:for|at|with|and|or))\s+(?:an?|the)\s+margin\s+(?:of\s+)?(?:approximately |about |"
+    r"roughly |around |nearly )?$",
+    re.IGNORECASE,
+)
+_MARGIN_OF = {"ebitda": "ebitda_margin", "operating_income": "operating_margin",
+              "gross_profit": "gross_margin"}  # fmt: skip
+
+
 def _segment_growth(
     sentence: str, fig: Figure, ca: int, last: Attributed | None, company_words: frozenset[str]
 ) -> str | None:
@@ -521,6 +530,14 @@ def _bind(
         metric_match = MetricMatch(METRIC_BY_NAME["net_income"], fig.start, fig.start)
     if metric_match is None and unit == "money" and _BOUGHT_BACK.search(sentence, ca, fig.start):
         metric_match = MetricMatch(METRIC_BY_NAME["buyback"], fig.start, fig.start)
+    # 1d. "$1.25 billion of adjusted EBITDA for a margin of 40%": the margin of the money
+    #     metric just named
+    if metric_match is None and unit == "percent" and _A_MARGIN.search(sentence, ca, fig.start):
+        named = [m for m in metrics if ca <= m.start and m.end <= fig.start]
+        if named and named[-1].metric.name in _MARGIN_OF:
+            src = named[-1]
+            metric_match = MetricMatch(METRIC_BY_NAME[_MARGIN_OF[src.metric.name]], src.start,
+                                       src.end)  # fmt: skip
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start
@@ -537,6 +554,10 @@ def _bind(
                 metric_match = before[-2]  # "the tax rate on core earnings is 25%": the rate
     # 3. the metric after: "$2.7 billion of EBITDA", "a 9% increase in revenue"
     growth_after = False
+    times = re.match(r"^\s*(?:times|x)\s+", right, re.I) if unit == "number" else None
+    if metric_match is None and times is not None:  # "1.3 times debt-to-EBITDA"
+        metric_match = next((m for m in metrics if m.start == end + times.end()
+                             and m.metric.level == "multiple"), None)  # fmt: skip
     if metric_match is None:
         after = re.match(
             r"^\s*(?:(?:year[- ]over[- ]year |sequential )?(?:increase|decrease|decline|growth|"
@@ -772,6 +793,8 @@ def _bind(
         segment = subject_seg
     elif anchor is not None:
         segment = anchor.segment
+    elif times is not None and metric_match.start > fig.start:
+        segment = None  # "1.3 times debt-to-EBITDA": leverage is the company's
     else:
         found_seg = np_segment(sentence, metric_match.start, company_words, metric.name) if (
             metric_match.end > metric_match.start) else None  # fmt: skip
@@ -793,6 +816,13 @@ def _bind(
             and not _company_possessor(sentence, company_words, metric_match.start)
         ):
             return None  # "the Bank's loans ..., and deposits ...": a part, named by a pronoun
+        its = re.search(
+            r"\bits\s+(?:[\w-]+\s+){0,2}$",
+            sentence[max(0, metric_match.start - 30) : metric_match.start],
+            re.I,
+        )
+        if segment is None and its is not None and prev is not None and prev.segment:
+            segment = prev.segment  # "FPL's capex was $1.5 billion, and we expect its ..."
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure
     # basis: words of the clause up to the figure (and "on an adjusted basis" after it)

@@ -84,7 +84,8 @@ _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 _WORDED = re.compile(
     r"\b(?P<q>(?:(?:low|mid|high|upper)(?:[- ]to[- ](?:low|mid|high|upper))?[- ](?:single|double)"
-    r"[- ]digits?|(?:low|mid|high|upper)[- ](?:teens|twenties|thirties)|double[- ]digits?|"
+    r"[- ]digits?|(?:low|mid|high|upper)(?:[- ]to[- ](?:low|mid|high|upper))?[- ]"
+    r"(?:teens|twenties|thirties)|double[- ]digits?|"
     r"single[- ]digits?))\b(?:\s*(?:percent|%))?",
     re.IGNORECASE,
 )

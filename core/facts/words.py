@@ -24,6 +24,7 @@ CONNECT = words(
     another nearly some of came coming hit climbed jumped dropped slipped saw reach
     approached exceeded surpassed which or achieved delivered generated reported posted
     recorded produced its our we than expected anticipated planned level more accelerated averaged
+    normalized
     decelerated
     """
 )

@@ -469,6 +469,32 @@ Our dollar-based net retention rate was 118% in the quarter.
     assert (rows["118%"].metric, rows["118%"].segment) == ("net_retention", None)
 
 
+def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
+    """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
+    45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
+    a level "planned at a more normalized level of", and a part's outlook through "its" when
+    the sentence named the part."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "For 2024, we expect to generate $6 billion to $6.15 billion of adjusted EBITDA for a "
+        "margin of approximately 45%.",
+        "We expect to end the year at 1.3 times debt-to-EBITDA at the end of 2024.",
+        "We expect Merchant revenue to grow in the mid to high teens in 2024.",
+        "Our effective tax rate is planned at a more normalized level of 24.5% in 2024.",
+        "FPL's capital expenditures were $1.5 billion in the fourth quarter and we expect its "
+        "full-year capital investments to total between $6.6 billion and $6.8 billion in 2024.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    margin = items["45%"]
+    assert (margin.metric, margin.basis, margin.period) == ("ebitda_margin", "adjusted", "FY 2024")
+    assert (items["1.3"].metric, items["1.3"].period) == ("leverage", "FY 2024")
+    teens = items["mid to high teens"]
+    assert (teens.metric, teens.segment, teens.low, teens.high) == ("revenue", "Merchant", 14, 19)
+    assert items["24.5%"].metric == "tax_rate"
+    capex = items["$6.6 billion and $6.8 billion"]
+    assert (capex.metric, capex.segment, capex.low, capex.high) == ("capex", "FPL", 6.6e9, 6.8e9)
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
