@@ -94,8 +94,18 @@ class WorkerNode:
         self.id = f"{socket.gethostname()}:{os.getpid()}"
         self.lease = timedelta(seconds=settings.lease_seconds)
         self.executed: list[str] = []  # run ids this process executed (tests, benchmarks)
+        self.active: set[str] = set()  # run ids executing in this process now
 
     async def run_job(self, ctx: dict[str, Any], run_id: str) -> str:
+        if run_id in self.active:  # a second delivery while this process runs it: our lease
+            return "not claimed (already executing in this worker)"
+        self.active.add(run_id)
+        try:
+            return await self._run_job(run_id)
+        finally:
+            self.active.discard(run_id)
+
+    async def _run_job(self, run_id: str) -> str:
         try:
             record = await self.store.claim(run_id, self.id, self.lease)
         except Exception as exc:

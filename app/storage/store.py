@@ -441,18 +441,17 @@ class Store:
     # -- leases (workers hold runs; an API replica holds an evaluation) ---------------------
 
     async def claim(self, run_id: str, worker: str, lease: timedelta) -> RunRecord | None:
-        """Take the run for `worker` if it is queued, or running under a lapsed lease (its
-        worker died). None if it is finished, gone, or held by a live worker."""
+        """Take the run for `worker` if it is queued or running and nobody else holds a live
+        lease on it (its worker died, or never started it). None if it is finished, gone, or
+        held by a live worker: a queued run another worker has just claimed (its status not yet
+        `running`) is that worker's, so a second delivery of the job does not start it twice."""
         t = now()
-        free = sa.or_(
-            runs.c.status == "queued",
-            sa.and_(
-                runs.c.status == "running",
-                sa.or_(
-                    runs.c.lease_until.is_(None),
-                    runs.c.lease_until < t,
-                    runs.c.lease_owner == worker,
-                ),
+        free = sa.and_(
+            runs.c.status.in_(("queued", "running")),
+            sa.or_(
+                runs.c.lease_until.is_(None),
+                runs.c.lease_until < t,
+                runs.c.lease_owner == worker,
             ),
         )
         stmt = (

@@ -209,3 +209,25 @@ async def test_threads_of_a_0005_database_become_scoped_by_their_key(tmp_path: P
         assert await store.count_threads("k1") == await store.count_threads("k2") == 1
     finally:
         await store.close()
+
+
+async def test_a_claimed_queued_run_is_not_claimed_again_by_another_worker(tmp_path: Path) -> None:
+    """Between a worker's claim and the run's `running` status, a second delivery of its job
+    (two sweepers re-enqueueing it after a Redis restart) must not start it on another worker;
+    once the first worker's lease lapses (it died), another may take it."""
+    store = await Store.open(None, tmp_path / "runs.sqlite")
+    try:
+        run = RunRecord(
+            id="r1", pipeline="zero_shot", status="queued", created_at=now(),
+            input=RunInput(transcript="t"),
+        )  # fmt: skip
+        await store.create(run)
+        assert await store.claim("r1", "w1", timedelta(seconds=30)) is not None
+        assert await store.claim("r1", "w2", timedelta(seconds=30)) is None
+        assert await store.claim("r1", "w1", timedelta(seconds=30)) is not None  # its own
+        await store.release("r1", "w1")
+        assert await store.claim("r1", "w2", timedelta(seconds=30)) is not None
+        await store.update("r1", status="succeeded")
+        assert await store.claim("r1", "w3", timedelta(seconds=30)) is None
+    finally:
+        await store.close()
