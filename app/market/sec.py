@@ -6,8 +6,12 @@ Plain httpx against EDGAR's JSON endpoints rather than edgartools: the three doc
 (company_tickers.json, submissions, companyfacts) and one filing's full text are four GETs, and
 going through our own client keeps the disk cache with fetch time, the rate gate and the errors
 the same as Alpha Vantage's, and makes every answer replayable offline with respx. edgartools
-sets its identity and HTTP cache globally per process (two runs with different settings would
-share them) and pulls in a large dependency tree for parsing we do not use.
+5.62.1 was measured (`bench/edgartools.py`, docs/configuration.md "Why not edgartools"): it
+resolves under our pins and its APIs give what we need, but it reads its identity from the
+process environment, keeps parsed company facts in a process-wide memo that served a changed
+answer with no request, fixes its HTTP cache (~/.edgar, its own expiry) at import, turns a
+malformed value into None without an error, is synchronous, and adds ~210 MB (pyarrow 171 MB)
+and 2-4 s of import.
 
 - At most 10 requests a second (SEC's published fair-access limit), answers cached on disk.
 - Nothing filed on or after the call reaches a pipeline: a statement value counts only if the
