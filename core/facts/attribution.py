@@ -174,10 +174,14 @@ _GAP_QUALIFIER = re.compile(
 
 def _gap_ok(gap: str, forward: bool = False) -> bool:
     """Only connecting words (and period words) between a metric and its figure."""
-    stripped = SEGMENT_AFTER.sub(" ", gap, count=1)
+
+    def blank(m: re.Match[str]) -> str:
+        return " " * len(m.group(0))  # the same length: the period words' offsets stay true
+
+    stripped = SEGMENT_AFTER.sub(blank, gap, count=1)
     stripped = re.sub(r"\b(?:attributable|available) to (?:common )?(?:(?:share|stock)holders|"
-                      r"(?:[A-Z][\w&.'’-]*\s*){1,4})", " ", stripped)  # fmt: skip
-    stripped = _GAP_QUALIFIER.sub(" ", stripped)
+                      r"(?:[A-Z][\w&.'’-]*\s*){1,4})", blank, stripped)  # fmt: skip
+    stripped = _GAP_QUALIFIER.sub(blank, stripped)
     for m in reversed(mentions(gap)):
         stripped = stripped[: m.start] + " " + stripped[m.end :]
     stripped = re.sub(r"\bon an? [\w-]+(?: [\w-]+)? basis\b", " ", stripped, flags=re.I)
@@ -748,6 +752,17 @@ def _bind(
         if up_down is None:
             down = re.search(rf"\b(?:{_CHANGE_DOWN}|decline|decrease|negative)\b", gap, re.I)
             up_down = down.group(0) if down else "growth"
+    if (
+        anchor is not None
+        and anchor.role == "change"
+        and unit == "percent"
+        and anchor.unit == "money"
+        and re.fullmatch(
+            r"\s*,?\s*or\s+(?:approximately |about |roughly |nearly |almost )?",
+            sentence[anchor.fig.start + len(anchor.fig.text) : fig.start],
+        )  # fmt: skip
+    ):  # "Revenue is up $640 million or 7.3%": the same change, as a percent
+        role, up_down = "change", "down" if anchor.value < 0 else "up"
     if to_level:
         role, up_down = "result", None
     elif anchor is not None and role == "result":

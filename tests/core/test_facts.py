@@ -495,6 +495,22 @@ def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     assert (capex.metric, capex.segment, capex.low, capex.high) == ("capex", "FPL", 6.6e9, 6.8e9)
 
 
+def test_a_qualifier_before_the_period_words_and_a_change_restated_as_a_percent() -> None:
+    text = "\n".join([
+        "Welcome to the Omega first quarter 2023 earnings call.",
+        "Our net interest margin percentage for the first quarter was 3.76%.",
+        "Revenue is up $640 million or 7.3% against the first quarter last year.",
+        "Operating earnings are down $40 million or 4.1% from the first quarter last year.",
+    ])  # fmt: skip
+    found = call_facts(parse_transcript(text))
+    rows = _by_text(found.key_figures)
+    nim = rows["3.76%"]
+    assert (nim.metric, nim.period, nim.role) == ("net_interest_margin", "Q1 2023", "result")
+    changes = {r.change.text: r.change.value for r in found.key_figures if r.change is not None}
+    changes |= {r.text: r.value for r in found.key_figures if r.role == "change"}
+    assert changes["7.3%"] == 7.3 and changes["4.1%"] == -4.1
+
+
 @pytest.mark.parametrize(
     ("text", "missing"),
     [
