@@ -10,8 +10,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.market import MarketSource
 from core.options import RunOptions
-from core.roles import Role
-from nodes.registry import ROLES
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -287,10 +285,10 @@ class Settings(BaseSettings, RunOptions):
 
     @field_validator("role_models")
     @classmethod
-    def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
+    def _known_providers(cls, v: dict[str, str]) -> dict[str, str]:
+        """The roles named are checked by the model factory at start-up (`check_roles`): the
+        nodes declare them, and settings import nothing above `core`."""
         for role, spec in v.items():
-            if role not in ROLES:
-                raise ValueError(f"unknown role {role!r} in role_models; roles: {', '.join(ROLES)}")
             provider = spec.split(":", 1)[0]
             if provider not in ("local", "openai", "fake"):
                 raise ValueError(
@@ -308,10 +306,8 @@ class Settings(BaseSettings, RunOptions):
 
     @field_validator("max_tokens")
     @classmethod
-    def _known_budget_roles(cls, v: dict[str, int]) -> dict[str, int]:
+    def _budgets(cls, v: dict[str, int]) -> dict[str, int]:
         for role, n in v.items():
-            if role not in ROLES:
-                raise ValueError(f"unknown role {role!r} in max_tokens")
             if n < 16:
                 raise ValueError(f"max_tokens[{role!r}] must be >= 16")
         return v
@@ -371,17 +367,6 @@ class Settings(BaseSettings, RunOptions):
         return self.provider == "local" or any(
             s.startswith("local") for s in self.role_models.values()
         )
-
-    @staticmethod
-    def roles() -> dict[str, Role]:
-        """The model roles the nodes declare (nodes.registry)."""
-        return ROLES
-
-    def budget(self, role: str, provider: Provider) -> int:
-        """Completion tokens for `role`: EDESK_MAX_TOKENS, else what the role declares."""
-        if role in self.max_tokens:
-            return self.max_tokens[role]
-        return ROLES[role].budget(local=provider == "local")
 
     def run_defaults(self) -> RunOptions:
         """The run options every run starts from: the `EDESK_` values of the option fields."""
