@@ -125,3 +125,56 @@ def test_writer_feedback_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValidationError, match="ensemble_variants.1") as bad:
         Settings()
     assert "'nope'" in str(bad.value)
+
+
+def test_comma_lists_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every comma-list setting reads `a, b,,c` as plain text (not JSON), from the environment
+    and from a .env file."""
+    monkeypatch.setenv("EDESK_API_KEYS", "key-a, key-b,,")
+    monkeypatch.setenv("EDESK_CORS_ORIGINS", "http://a.example ,http://b.example")
+    monkeypatch.setenv("EDESK_EVAL_DIRS", f"{tmp_path}/one,{tmp_path}/two")
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer,advanced_writer")
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert [k.get_secret_value() for k in s.api_keys] == ["key-a", "key-b"]
+    assert s.cors_origins == ("http://a.example", "http://b.example")
+    assert s.eval_dirs == (tmp_path / "one", tmp_path / "two")
+    assert s.eval_dir_list() == [(tmp_path / "one").resolve(), (tmp_path / "two").resolve()]
+    assert s.ensemble_variants == ("simple_writer", "advanced_writer")
+    for name in ("EDESK_API_KEYS", "EDESK_CORS_ORIGINS", "EDESK_EVAL_DIRS"):
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("EDESK_ENSEMBLE_VARIANTS")
+    env = tmp_path / ".env"
+    env.write_text(
+        "EDESK_API_KEYS=k1,k2\nEDESK_CORS_ORIGINS=http://c.example\nEDESK_EVAL_DIRS=/srv/calls\n"
+        "EDESK_ENSEMBLE_VARIANTS=simple_feedback, advanced_feedback\n",
+        encoding="utf-8",
+    )
+    s = Settings(_env_file=env)  # type: ignore[call-arg]
+    assert [k.get_secret_value() for k in s.api_keys] == ["k1", "k2"]
+    assert s.cors_origins == ("http://c.example",)
+    assert s.eval_dirs == (Path("/srv/calls"),)
+    assert s.ensemble_variants == ("simple_feedback", "advanced_feedback")
+    unset = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert (unset.api_keys, unset.cors_origins, unset.eval_dirs) == ((), (), ())
+
+
+def test_keys_are_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No key's value is in the settings' repr, str or JSON; each reader unwraps it where used."""
+    monkeypatch.setenv("EDESK_API_KEYS", "sekrit-api-1,sekrit-api-2")
+    monkeypatch.setenv("EDESK_ALPHAVANTAGE_API_KEY", "sekrit-av")
+    monkeypatch.setenv("EDESK_OPENAI_API_KEY", "sekrit-openai")
+    monkeypatch.setenv("EDESK_DATABASE_URL", "postgresql://u:sekrit-pw@db/x")
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert s.alphavantage_api_key is not None
+    assert s.alphavantage_api_key.get_secret_value() == "sekrit-av"
+    for text in (repr(s), str(s)):
+        assert "sekrit" not in text, text
+    dumped = s.model_dump_json()  # a URL's password is kept out of the repr only
+    assert (
+        "sekrit-api" not in dumped and "sekrit-av" not in dumped and "sekrit-openai" not in dumped
+    )
+
+
+def test_unset_or_empty_alphavantage_key_means_no_key() -> None:
+    assert not Settings(_env_file=None).alphavantage_api_key  # type: ignore[call-arg]
+    assert not Settings(alphavantage_api_key="").alphavantage_api_key  # type: ignore[arg-type]
