@@ -487,7 +487,3 @@ def route_verdict(state: AdversarialState) -> Literal["revise", "done"]:
     """A contradiction is sent back to the Lead once; after that it is reported."""
     check = state["lead_check"]
     return "revise" if not check.consistent and check.revisions == 0 else "done"
-
-
-# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (Argument, Challenges, RebuttalAssessment, Verdict, LeadCheck)

@@ -296,7 +296,3 @@ async def finalize(state: ConversationState, runtime: Runtime[RunContext]) -> di
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
-
-
-# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (ConversationTurn,)
