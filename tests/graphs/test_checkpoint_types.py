@@ -28,7 +28,7 @@ from graphs import PIPELINES, state_types
 from tests.conftest import SAMPLE
 
 SAMPLES = SAMPLE.parent
-CASES = [(name, {}) for name in PIPELINES] + [
+CASES: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in PIPELINES] + [
     ("writer_feedback", {"writer_variant": "ensemble"}),
     ("adversarial", {"sas_system": "S3"}),
 ]
