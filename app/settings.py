@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.market import MarketSource
-from core.options import RunOptions
-from core.roles import Role
-from nodes.registry import ROLES
+from core.options import CommaList, RunOptions
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -71,9 +69,8 @@ class Settings(BaseSettings, RunOptions):
         'table (app/llm/tokens.py), e.g. {"qwen2.5": 32768}; "fake" sizes the fake models',
     )
 
-    alphavantage_api_key: str = Field(
-        default="",
-        repr=False,
+    alphavantage_api_key: SecretStr | None = Field(
+        default=None,
         description="Alpha Vantage key: `analyze --ticker T --call-date D --fetch` gets the "
         "statements, prices and EPS consensus instead of files",
     )
@@ -189,14 +186,14 @@ class Settings(BaseSettings, RunOptions):
         description='USD per million tokens per model, {"openai:gpt-4o": {"prompt": 2.5, '
         '"completion": 10}}',
     )
-    api_keys: str | None = Field(
-        default=None, description="comma-separated bearer keys; unset = no auth (bind to 127.0.0.1)"
+    api_keys: CommaList[SecretStr] = Field(
+        default=(), description="bearer keys; unset = no auth (bind to 127.0.0.1)"
     )
-    cors_origins: str = Field(default="", description="comma-separated allowed CORS origins")
-    eval_dirs: str = Field(
-        default="",
-        description="comma-separated folders POST /v1/evals may read by `dir` (unset: none; "
-        "inline `calls` always work)",
+    cors_origins: CommaList[str] = Field(default=(), description="allowed CORS origins")
+    eval_dirs: CommaList[Path] = Field(
+        default=(),
+        description="folders POST /v1/evals may read by `dir` (unset: none; inline `calls` "
+        "always work)",
     )
     retention_days: float | None = Field(
         default=None,
@@ -217,10 +214,12 @@ class Settings(BaseSettings, RunOptions):
     # scale-out (docs/operations.md); unset = the embedded single-process defaults
     database_url: str | None = Field(
         default=None,
+        repr=False,  # it may hold a password
         description="postgresql://user:pass@host/db: runs, events and checkpoints in PostgreSQL",
     )
     redis_url: str | None = Field(
         default=None,
+        repr=False,  # it may hold a password
         description="redis://host:6379/0: runs execute on `earnings-desk worker` processes "
         "(arq queue) and live events fan out through Redis; needs EDESK_DATABASE_URL",
     )
@@ -279,18 +278,12 @@ class Settings(BaseSettings, RunOptions):
         "(`eval` uses <EDESK_DATA_DIR>/llm-cache.sqlite unless --no-cache)",
     )
 
-    @field_validator("ensemble_variants", mode="before")
-    @classmethod
-    def _comma_list(cls, v: Any) -> Any:
-        """`EDESK_ENSEMBLE_VARIANTS=simple_writer,advanced_feedback` (plain text, see NoDecode)."""
-        return tuple(x.strip() for x in v.split(",") if x.strip()) if isinstance(v, str) else v
-
     @field_validator("role_models")
     @classmethod
-    def _known_roles(cls, v: dict[str, str]) -> dict[str, str]:
+    def _known_providers(cls, v: dict[str, str]) -> dict[str, str]:
+        """The roles named are checked by the model factory at start-up (`check_roles`): the
+        nodes declare them, and settings import nothing above `core`."""
         for role, spec in v.items():
-            if role not in ROLES:
-                raise ValueError(f"unknown role {role!r} in role_models; roles: {', '.join(ROLES)}")
             provider = spec.split(":", 1)[0]
             if provider not in ("local", "openai", "fake"):
                 raise ValueError(
@@ -308,10 +301,8 @@ class Settings(BaseSettings, RunOptions):
 
     @field_validator("max_tokens")
     @classmethod
-    def _known_budget_roles(cls, v: dict[str, int]) -> dict[str, int]:
+    def _budgets(cls, v: dict[str, int]) -> dict[str, int]:
         for role, n in v.items():
-            if role not in ROLES:
-                raise ValueError(f"unknown role {role!r} in max_tokens")
             if n < 16:
                 raise ValueError(f"max_tokens[{role!r}] must be >= 16")
         return v
@@ -372,17 +363,6 @@ class Settings(BaseSettings, RunOptions):
             s.startswith("local") for s in self.role_models.values()
         )
 
-    @staticmethod
-    def roles() -> dict[str, Role]:
-        """The model roles the nodes declare (nodes.registry)."""
-        return ROLES
-
-    def budget(self, role: str, provider: Provider) -> int:
-        """Completion tokens for `role`: EDESK_MAX_TOKENS, else what the role declares."""
-        if role in self.max_tokens:
-            return self.max_tokens[role]
-        return ROLES[role].budget(local=provider == "local")
-
     def run_defaults(self) -> RunOptions:
         """The run options every run starts from: the `EDESK_` values of the option fields."""
         return RunOptions.model_validate(
@@ -410,13 +390,10 @@ class Settings(BaseSettings, RunOptions):
         return {"max_bytes": self.max_transcript_bytes, "max_lines": self.max_transcript_lines}
 
     def eval_dir_list(self) -> list[Path]:
-        return [Path(d.strip()).resolve() for d in self.eval_dirs.split(",") if d.strip()]
-
-    def api_key_list(self) -> list[str]:
-        return [k.strip() for k in (self.api_keys or "").split(",") if k.strip()]
+        return [d.resolve() for d in self.eval_dirs]
 
     def cors_origin_list(self) -> list[str]:
-        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
+        return list(self.cors_origins)
 
     @property
     def runs_path(self) -> Path:

@@ -9,7 +9,14 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 
 def clip(text: str, n: int = 160) -> str:
@@ -211,14 +218,36 @@ class NodeFailure(BaseModel):
     raw_output: str | None = None
 
 
-class DebateTurn(BaseModel):
-    agent: Literal["trust", "skeptic", "leader"]
+class TurnBase(BaseModel):
+    """Who spoke, in the one vocabulary of every turn model (a transcript's turn, a debate's,
+    a conversation's, an adversarial speech): `speaker`; a model's turn is a `Speech`, and an
+    exchange that goes round numbers its turns by `round`. A plain transcript's turn has no
+    speaker."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str | None
+
+
+class Speech(TurnBase):
+    """A turn a model wrote: who spoke, which model wrote it, what it said."""
+
+    speaker: str
     model: str
     text: str
-    round: int = 1
 
     def summary(self) -> str:
-        return clip(self.text)
+        return f"{self.speaker}: " + clip(self.text, 140)
+
+
+class DebateTurn(Speech):
+    """A turn of findebate's safe debate. `speaker` was `agent` (reports and checkpoints
+    written before read as they were)."""
+
+    speaker: Literal["trust", "skeptic", "leader"] = Field(
+        validation_alias=AliasChoices("speaker", "agent")
+    )
+    round: int = 1
 
 
 class RevertDecision(BaseModel):

@@ -13,11 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    create_model,
+)
 from pydantic.fields import FieldInfo
-from pydantic_settings import NoDecode  # EDESK_ENSEMBLE_VARIANTS is a comma list, not JSON
+from pydantic_core import CoreSchema, core_schema
+from pydantic_settings import NoDecode
 
 SasSystem = Literal["S1", "S2", "S3", "S4"]
 WriterVariant = Literal[
@@ -41,6 +49,36 @@ class Surface:
     cli: bool = True
     pipelines: tuple[str, ...] = ()
     metavar: str | None = None
+
+
+def comma_items(text: str) -> tuple[str, ...]:
+    """`"a, b,,c"` -> `("a", "b", "c")`: the non-blank parts of a comma-separated list."""
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class CommaSeparated:
+    """Field metadata: a string is read as a comma-separated list (`comma_items`), as an
+    environment variable, a .env file or a CLI flag gives it; a list or tuple passes as given."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        def split(value: Any) -> Any:
+            return comma_items(value) if isinstance(value, str) else value
+
+        return core_schema.no_info_before_validator_function(split, handler(source))
+
+
+T = TypeVar("T")
+# A setting or option written `EDESK_X=a,b,c`: NoDecode keeps pydantic-settings from reading
+# the value as JSON, so the plain text reaches `CommaSeparated`. The API takes JSON arrays only
+# (`request_model` drops both).
+CommaList = Annotated[tuple[T, ...], NoDecode, CommaSeparated()]
+
+
+def is_comma_list(field: FieldInfo) -> bool:
+    return any(isinstance(m, CommaSeparated) for m in field.metadata)
 
 
 def _distinct(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -122,8 +160,7 @@ class RunOptions(BaseModel):
         WriterVariant, Surface(flag="--variant", pipelines=("writer_feedback",))
     ] = Field(default="advanced_feedback", description="writer_feedback: which variant runs")
     ensemble_variants: Annotated[
-        tuple[EnsembleMember, ...],
-        NoDecode,
+        CommaList[EnsembleMember],
         AfterValidator(_distinct),
         Surface(flag="--ensemble", pipelines=("writer_feedback",), metavar="V1,V2,..."),
     ] = Field(
@@ -168,7 +205,11 @@ def request_model(options: type[RunOptions] = RunOptions, name: str = "RunOption
     fields: dict[str, Any] = {}
     for key, field in options.model_fields.items():
         inner = _as_list(field.annotation)
-        checks = [m for m in field.metadata if not isinstance(m, Surface | NoDecode)]
+        checks = [
+            m
+            for m in field.metadata
+            if m is not NoDecode and not isinstance(m, Surface | CommaSeparated)
+        ]
         typ = Annotated[inner, *checks] if checks else inner
         fields[key] = (Union[typ, None], Field(default=None, description=field.description))  # noqa: UP007
     return create_model(

@@ -1,6 +1,7 @@
 """Model roles. Each node module declares the roles it asks models for, with their completion
 budgets, next to its code (`ROLES = roles(Role(...), ...)`); `nodes.registry` gathers them and
-the settings and the model factory read that registry, so a new role is declared once."""
+the model factory reads that registry (and checks the roles the settings name), so a new role
+is declared once."""
 
 from __future__ import annotations
 

@@ -4,8 +4,21 @@ own extends `PipelineState` next to its nodes (e.g. nodes.conversation.Conversat
 
 from __future__ import annotations
 
+import dataclasses
 import operator
-from typing import Annotated, Any, NotRequired, TypedDict, TypeVar
+from enum import Enum
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from pydantic import BaseModel, ConfigDict
 
@@ -107,45 +120,38 @@ class PipelineState(TypedDict, total=False):
     report: Report
 
 
-def checkpoint_types() -> tuple[type, ...]:
-    """Every shared type stored in graph state (the checkpoint serializer's msgpack allow-list);
-    each pipeline adds its own (graphs.PipelineSpec.state_types)."""
-    from core import contract, inputs
-    from core.transcript import Transcript, Turn
+def checkpoint_types(*schemas: Any) -> tuple[type, ...]:
+    """Every model, dataclass and enum graph state of these schemas (TypedDicts) can hold: the
+    checkpoint serializer's msgpack allow-list, found by walking their type hints through model
+    fields, lists, dicts, unions and Annotated, so a type added to a state is allowed without a
+    list to keep. No schemas: the shared state; `graphs.state_types` passes every pipeline's."""
+    found: dict[type, None] = {}
+    for schema in schemas or (PipelineInput, PipelineState, PipelineOutput):
+        _collect(schema, found)
+    return tuple(found)
 
-    return (
-        inputs.Financials,
-        inputs.QuarterStatement,
-        inputs.Prices,
-        inputs.PriceSeries,
-        inputs.PriceBar,
-        Analysis,
-        Draft,
-        Transcript,
-        Turn,
-        contract.CallFacts,
-        contract.KeyFigure,
-        contract.GuidanceItem,
-        contract.QaQuestion,
-        contract.QaTheme,
-        contract.Highlight,
-        contract.ToneReport,
-        contract.ToneScore,
-        contract.TonePassage,
-        contract.CallInfo,
-        contract.Chunk,
-        contract.Citation,
-        contract.FactCheck,
-        contract.DebateLog,
-        contract.DebateTurn,
-        contract.Evidence,
-        contract.EvidencePassage,
-        contract.Horizon,
-        contract.NodeFailure,
-        contract.NodeTrace,
-        contract.NumberCheck,
-        contract.Position,
-        contract.Recommendation,
-        contract.Report,
-        contract.RevertDecision,
-    )
+
+def _collect(hint: Any, found: dict[type, None]) -> None:
+    """Add the types `hint` names (and the types their fields name) to `found`."""
+    origin = get_origin(hint)
+    if origin is Literal:
+        return
+    if origin is not None:  # Annotated (its metadata is skipped below), unions, containers
+        for arg in get_args(hint):
+            _collect(arg, found)
+        return
+    if not isinstance(hint, type) or hint in found:
+        return
+    if is_typeddict(hint):
+        for inner in get_type_hints(hint, include_extras=True).values():
+            _collect(inner, found)
+    elif issubclass(hint, BaseModel):
+        found[hint] = None
+        for field in hint.model_fields.values():
+            _collect(field.annotation, found)
+    elif dataclasses.is_dataclass(hint):
+        found[hint] = None
+        for inner in get_type_hints(hint, include_extras=True).values():
+            _collect(inner, found)
+    elif issubclass(hint, Enum):
+        found[hint] = None

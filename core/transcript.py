@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.contract import TurnBase
+
 DEFAULT_MAX_BYTES = 1_000_000
 DEFAULT_MAX_LINES = 20_000
 PLAIN_SECTION = "transcript"
@@ -66,13 +68,11 @@ def check_bounds(
         )
 
 
-class Turn(BaseModel):
-    """One stretch of the call by one speaker (or one section of a plain transcript)."""
-
-    model_config = ConfigDict(frozen=True)
+class Turn(TurnBase):
+    """One stretch of the call by one speaker (or one section of a plain transcript, with no
+    speaker)."""
 
     section: str
-    speaker: str | None
     start: int = Field(ge=0)
     end: int = Field(ge=0)
 

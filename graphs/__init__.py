@@ -13,7 +13,6 @@ from graphs.conversation import build_conversation
 from graphs.facts import build_facts
 from graphs.findebate import build_findebate
 from graphs.writer_feedback import build_writer_feedback
-from nodes import adversarial, conversation, writer_feedback
 
 
 @dataclass(frozen=True)
@@ -21,7 +20,6 @@ class PipelineSpec:
     name: str
     summary: str
     build: Callable[[], Any]  # () -> StateGraph of that pipeline's state
-    state_types: tuple[type, ...] = ()  # its own types in graph state, for checkpoints
 
 
 PIPELINES: dict[str, PipelineSpec] = {
@@ -51,30 +49,28 @@ PIPELINES: dict[str, PipelineSpec] = {
             "conversation",
             "Writer edits; Analyst, Psychologist, Editor, Client give feedback; <= 3 rounds",
             build_conversation,
-            conversation.STATE_TYPES,
         ),
         PipelineSpec(
             "writer_feedback",
             "simple/advanced writer, skeptical panel loop or three reviewers + rewrite, or an "
             "ensemble picked by a five-metric judge (option writer_variant)",
             build_writer_feedback,
-            writer_feedback.STATE_TYPES,
         ),
         PipelineSpec(
             "adversarial",
             "briefing by three analysts, Bull/Bear debate with a Devil's Advocate who presses "
             "weak rebuttals, judge, stress test, lead analyst",
             build_adversarial,
-            adversarial.STATE_TYPES,
         ),
     )
 }
 
 
 def state_types() -> tuple[type, ...]:
-    """Every type any pipeline keeps in graph state: what checkpoints may revive."""
-    own = [t for spec in PIPELINES.values() for t in spec.state_types]
-    return tuple(dict.fromkeys([*checkpoint_types(), *own]))
+    """Every type any pipeline keeps in graph state (read off each graph's state, input and
+    output schemas): what checkpoints may revive."""
+    schemas = dict.fromkeys(s for spec in PIPELINES.values() for s in spec.build().schemas)
+    return checkpoint_types(*schemas)
 
 
 def draw(compiled: Any) -> Any:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.chunking import iter_sentences
 from core.context import RunContext
-from core.contract import clip
+from core.contract import Speech
 from core.judging import Challenges, RebuttalAssessment, Verdict
 from core.llm.window import Fit, recent_fit
 from core.market import scorecard
@@ -40,18 +40,11 @@ ROLES = roles(
 )
 
 
-class Argument(BaseModel):
-    """One speech in the adversarial debate."""
+class Argument(Speech):
+    """One speech in the adversarial debate: `speaker` one of SPEAKER_ORDER, `act` one of
+    DEBATE_ORDER (its acts, not rounds, order it)."""
 
-    model_config = ConfigDict(frozen=True)
-
-    speaker: str  # one of SPEAKER_ORDER
-    act: str  # one of DEBATE_ORDER
-    model: str
-    text: str
-
-    def summary(self) -> str:
-        return f"{self.speaker}: " + clip(self.text, 140)
+    act: str
 
 
 DEBATE_ORDER: tuple[str, ...] = (
@@ -494,7 +487,3 @@ def route_verdict(state: AdversarialState) -> Literal["revise", "done"]:
     """A contradiction is sent back to the Lead once; after that it is reported."""
     check = state["lead_check"]
     return "revise" if not check.consistent and check.revisions == 0 else "done"
-
-
-# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (Argument, Challenges, RebuttalAssessment, Verdict, LeadCheck)

@@ -11,10 +11,9 @@ import re
 from typing import Annotated, Any, Literal
 
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, ConfigDict
 
 from core.context import RunContext
-from core.contract import clip
+from core.contract import Speech, clip
 from core.facts.sentences import is_analyst, is_management, is_qa
 from core.grounding import extract_figures, same_figure
 from core.inputs import Financials
@@ -36,18 +35,10 @@ ROLES = roles(
 )
 
 
-class ConversationTurn(BaseModel):
-    """One speaker's turn in the conversation pipeline."""
+class ConversationTurn(Speech):
+    """One speaker's turn in the conversation pipeline (round 0: the Client's brief)."""
 
-    model_config = ConfigDict(frozen=True)
-
-    speaker: str
     round: int
-    model: str
-    text: str
-
-    def summary(self) -> str:
-        return f"{self.speaker}: " + clip(self.text, 140)
 
 
 class ConversationState(PipelineState, total=False):
@@ -305,7 +296,3 @@ async def finalize(state: ConversationState, runtime: Runtime[RunContext]) -> di
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
-
-
-# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (ConversationTurn,)

@@ -28,12 +28,12 @@ def _analyses(state: PipelineState) -> Fit:
     return analyses_fit(state.get("analyses", {}))
 
 
-def _turn(state: PipelineState, agent: str) -> str:
-    """`agent`'s latest turn."""
+def _turn(state: PipelineState, speaker: str) -> str:
+    """`speaker`'s latest turn."""
     for turn in reversed(state.get("debate", [])):
-        if turn.agent == agent:
+        if turn.speaker == speaker:
             return turn.text
-    raise KeyError(f"the {agent} agent has not spoken yet")
+    raise KeyError(f"the {speaker} agent has not spoken yet")
 
 
 def _round(state: PipelineState) -> int:
@@ -53,7 +53,7 @@ async def trust(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
         runtime.context, "trust", "findebate/trust", **verified(state), call=state["call"],
         report=current(state), analyses=_analyses(state),
     )  # fmt: skip
-    return {"debate": [DebateTurn(agent="trust", model=model, text=text, round=_round(state))]}
+    return {"debate": [DebateTurn(speaker="trust", model=model, text=text, round=_round(state))]}
 
 
 @traced("skeptic")
@@ -63,7 +63,7 @@ async def skeptic(state: PipelineState, runtime: Runtime[RunContext]) -> dict[st
         runtime.context, "skeptic", "findebate/skeptic", **verified(state), call=state["call"],
         report=_turn(state, "trust"), analyses=_analyses(state),
     )  # fmt: skip
-    turn = DebateTurn(agent="skeptic", model=model, text=text, round=_round(state))
+    turn = DebateTurn(speaker="skeptic", model=model, text=text, round=_round(state))
     return {"debate": [turn]}
 
 
@@ -81,7 +81,7 @@ async def leader(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str
         skeptic=_turn(state, "skeptic"),
         analyses=_analyses(state),
     )  # fmt: skip
-    turn = DebateTurn(agent="leader", model=candidate.model, text=candidate.markdown, round=n)
+    turn = DebateTurn(speaker="leader", model=candidate.model, text=candidate.markdown, round=n)
     return {
         "candidate": candidate,
         "debate": [turn],

@@ -1,5 +1,5 @@
 """Every model role the nodes declare (each next to its code), in one registry that the
-settings and the model factory read."""
+model factory reads (and checks the roles the settings name against)."""
 
 from __future__ import annotations
 

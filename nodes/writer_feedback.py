@@ -403,7 +403,3 @@ async def finalize(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
     return update
-
-
-# The types this pipeline keeps in graph state (the checkpoint serializer's allow-list).
-STATE_TYPES: tuple[type, ...] = (Review, Grade)

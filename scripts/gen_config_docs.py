@@ -24,7 +24,7 @@ from pydantic.fields import FieldInfo
 import nodes
 from app.cli.options import flag_of
 from app.settings import Settings
-from core.options import RunOptions, surface
+from core.options import RunOptions, is_comma_list, surface
 from nodes.registry import ROLES
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
@@ -55,6 +55,12 @@ def type_name(annotation: Any) -> str:
     return str(annotation)
 
 
+def field_type(field: FieldInfo) -> str:
+    """The field's type; a list read from `a,b,c` (`core.options.CommaList`) says so."""
+    shown = type_name(field.annotation)
+    return f"comma-separated {shown}" if is_comma_list(field) else shown
+
+
 def default_text(field: FieldInfo) -> str:
     value = field.get_default(call_default_factory=True)
     if value is None:
@@ -65,6 +71,8 @@ def default_text(field: FieldInfo) -> str:
         return f"`{str(value).lower()}`"
     if isinstance(value, Path) and not value.is_absolute():
         return f"`./{value}`"
+    if value == ():
+        return "empty"
     if isinstance(value, tuple):
         return "`" + ",".join(str(v) for v in value) + "`"
     if isinstance(value, str) and value == "":
@@ -106,7 +114,7 @@ def settings_table() -> str:
         if name in RunOptions.model_fields:
             continue
         rows.append(
-            f"| `{PREFIX}{name.upper()}` | {type_name(field.annotation)} | {default_text(field)} "
+            f"| `{PREFIX}{name.upper()}` | {field_type(field)} | {default_text(field)} "
             f"| {bounds_text(field)} | {cell(field.description)} |"
         )
     return "\n".join(rows)
@@ -122,7 +130,7 @@ def options_table() -> str:
         flag = f"`{flag_of(name, field)}`" if meta.cli else "API only"
         pipelines = ", ".join(f"`{p}`" for p in meta.pipelines) or "all"
         rows.append(
-            f"| `{name}` | `{PREFIX}{name.upper()}` | {flag} | {type_name(field.annotation)} "
+            f"| `{name}` | `{PREFIX}{name.upper()}` | {flag} | {field_type(field)} "
             f"| {default_text(field)} | {bounds_text(field)} | {pipelines} "
             f"| {cell(field.description)} |"
         )

@@ -175,7 +175,7 @@ def _document_run_body(app: FastAPI) -> None:
             components = spec.setdefault("components", {}).setdefault("schemas", {})
             components.update(schema.pop("$defs", {}))
             components["RunCreate"] = schema
-            if app.state.settings.api_key_list():
+            if app.state.settings.api_keys:
                 _document_keys(spec)
             app.openapi_schema = spec
         return app.openapi_schema

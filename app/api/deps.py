@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Header, Path, Query, Request
-from pydantic import WithJsonSchema
+from pydantic import SecretStr, WithJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
 from app.api.errors import ApiError
@@ -38,7 +38,7 @@ def get_owner(request: Request) -> str | None:
     """None when auth is off; else a stable id of the caller's key (runs are scoped to it).
     EventSource cannot send headers, so `?access_token=` is accepted on the event streams
     (`GET .../events`) and nowhere else: a key in a URL ends up in logs and histories."""
-    keys: list[str] = request.app.state.settings.api_key_list()
+    keys: tuple[SecretStr, ...] = request.app.state.settings.api_keys
     if not keys:
         return None
     header = request.headers.get("authorization", "")
@@ -54,7 +54,7 @@ def get_owner(request: Request) -> str | None:
                 headers={"WWW-Authenticate": "Bearer"},
             )
         token = in_url
-    if token and any(hmac.compare_digest(token, k) for k in keys):
+    if token and any(hmac.compare_digest(token, k.get_secret_value()) for k in keys):
         return hashlib.sha256(token.encode()).hexdigest()[:16]
     raise ApiError(
         401,

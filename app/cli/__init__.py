@@ -20,7 +20,7 @@ from rich.console import Console
 from app.cli.options import OptionError, add_flags, resolve
 from app.cli.progress import Progress
 from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
-from app.llm.factory import ConfigError
+from app.llm.factory import ConfigError, check_roles
 from app.llm.local import LocalModelError
 from app.logs import configure
 from app.market import MarketSource
@@ -423,8 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         return run_backtest(args, console, err)
     try:
         settings = Settings()
+        check_roles(settings)  # the roles a setting names are the nodes' (before any start-up)
     except ValidationError as exc:
         err.print(f"[red]error:[/] invalid EDESK_ settings:\n{exc}")
+        return EXIT_USAGE
+    except ConfigError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
         return EXIT_USAGE
     if args.command in ("serve", "worker"):
         try:

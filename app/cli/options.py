@@ -10,7 +10,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from core.options import RunOptions, surface
+from core.options import RunOptions, comma_items, surface
 
 
 class OptionError(ValueError):
@@ -87,7 +87,7 @@ def given_flags(
                 f"{flag_of(name, field)} applies to --pipeline {' or '.join(pipelines)} only"
             )
         if get_origin(_inner(field.annotation)) is tuple and isinstance(value, str):
-            value = tuple(v.strip() for v in value.split(",") if v.strip())
+            value = comma_items(value)
         given[name] = value
     return given
 

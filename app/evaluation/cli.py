@@ -23,7 +23,7 @@ from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_la
 from app.evaluation.summary import write_chart, write_tables
 from app.service.engine import Engine
 from app.settings import Settings
-from core.options import parse_variant
+from core.options import comma_items, parse_variant
 from graphs import PIPELINES
 
 
@@ -81,7 +81,7 @@ def add_parser(sub: Any) -> None:
 
 
 def _csv(text: str | None) -> list[str]:
-    return [x.strip() for x in (text or "").split(",") if x.strip()]
+    return list(comma_items(text or ""))
 
 
 def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tuple[Settings, str]:

@@ -21,6 +21,7 @@ from core.llm.chat import ChatHandle, ModelSource
 from core.llm.fake import FakeModels, Script, canned
 from core.llm.faults import FaultPlan, FaultyChatModel
 from core.llm.window import Window
+from nodes.registry import ROLES
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,29 @@ class ConfigError(ValueError):
     """Settings that cannot work (e.g. the openai provider without a model)."""
 
 
+def check_roles(settings: Settings) -> None:
+    """Every role a setting names is one the nodes declare (nodes.registry): checked at start-up
+    (the CLI, the model factory), so a typo in EDESK_ROLE_MODELS or EDESK_MAX_TOKENS is refused
+    before any run, naming the setting and the role."""
+    for name, table in (("role_models", settings.role_models), ("max_tokens", settings.max_tokens)):
+        for role in table:
+            if role not in ROLES:
+                raise ConfigError(
+                    f"EDESK_{name.upper()}: unknown role {role!r}; the roles are: "
+                    f"{', '.join(ROLES)}"
+                )
+
+
+def completion_budget(settings: Settings, role: str, provider: Provider) -> int:
+    """Completion tokens for `role`: EDESK_MAX_TOKENS, else what the role declares."""
+    if role in settings.max_tokens:
+        return settings.max_tokens[role]
+    return ROLES[role].budget(local=provider == "local")
+
+
 def role_spec(settings: Settings, role: str) -> tuple[Provider, str]:
     """(provider, model) for a role: the per-role override, else the process default."""
-    if role not in settings.roles():
+    if role not in ROLES:
         raise KeyError(f"unknown role {role!r}: not declared by any node (nodes.registry)")
     spec = settings.role_models.get(role)
     if spec is None:
@@ -65,7 +86,8 @@ class ModelFactory(ModelSource):
         self.cache = SqliteLLMCache(settings.llm_cache) if settings.llm_cache else None
         # EDESK_FAULTS (fake provider only): model failures injected at named nodes
         self.faults = FaultPlan.of(settings.faults) if settings.faults else None
-        for role in settings.roles():  # fail at start-up, not mid-run
+        check_roles(settings)  # fail at start-up, not mid-run
+        for role in ROLES:
             role_spec(settings, role)
 
     def _limit(self, provider: str) -> asyncio.Semaphore:
@@ -92,7 +114,7 @@ class ModelFactory(ModelSource):
     def _build(self, role: str) -> ChatHandle:
         s = self.settings
         provider, model = role_spec(s, role)
-        budget = s.budget(role, provider)
+        budget = completion_budget(s, role, provider)
         if provider == "fake":
             fake = self._fakes.chat(role).model
             if self.faults is not None:

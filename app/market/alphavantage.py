@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from app.market.http import VendorError
 from app.settings import Settings
@@ -47,7 +48,7 @@ __all__ = ["URL", "AlphaVantage", "VendorError"]
 class AlphaVantage:
     def __init__(
         self,
-        api_key: str,
+        api_key: SecretStr | str,
         cache_dir: Path,
         *,
         min_interval: float = 12.0,
@@ -56,7 +57,7 @@ class AlphaVantage:
     ) -> None:
         if not api_key:
             raise VendorError("EDESK_ALPHAVANTAGE_API_KEY is not set")
-        self._key = api_key
+        self._key = SecretStr(api_key) if isinstance(api_key, str) else api_key
         self.cache_dir = cache_dir
         self.min_interval = min_interval
         self.max_age = max_age
@@ -103,7 +104,7 @@ class AlphaVantage:
             (body[k] for k in ("Error Message", "Note", "Information") if k in body), None
         )
         if refusal is not None or not body:
-            why = str(refusal or "an empty answer").replace(self._key, "***")
+            why = str(refusal or "an empty answer").replace(self._key.get_secret_value(), "***")
             raise VendorError(f"Alpha Vantage {function} for {symbol}: {why}")
         self.cache_dir.mkdir(parents=True, exist_ok=True)
         record = {"fetched_at": datetime.now(UTC).isoformat(), "function": function,
@@ -117,7 +118,8 @@ class AlphaVantage:
         what = f"Alpha Vantage {params['function']} for {params['symbol']}"
         client = self._client or httpx.AsyncClient(timeout=30.0)
         try:
-            resp = await client.get(URL, params={**params, "apikey": self._key})
+            key = self._key.get_secret_value()
+            resp = await client.get(URL, params={**params, "apikey": key})
         except httpx.HTTPError as exc:
             raise VendorError(f"{what}: {type(exc).__name__}") from None
         finally:

@@ -105,3 +105,21 @@ def test_no_transcript_or_key_in_info_logs(tmp_path: Path, caplog: Any) -> None:
     text = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("httpx"))
     assert "POST /v1/runs 200" in text  # requests are logged ...
     assert "sekrit-key" not in text and secret_line not in text  # ... without secrets or text
+
+
+def test_no_key_in_meta_endpoints_or_docs(tmp_path: Path) -> None:
+    """The service's keys and vendor keys are secrets: no meta endpoint, the OpenAPI document or
+    the docs page shows them, while the keys still work."""
+    with api(
+        tmp_path, api_keys="sekrit-api-key", alphavantage_api_key="sekrit-vendor-key"
+    ) as client:
+        auth = {"Authorization": "Bearer sekrit-api-key"}
+        assert client.get("/v1/runs", headers=auth).status_code == 200  # the key works
+        for url in (
+            "/healthz", "/readyz", "/metrics", "/v1/pipelines", "/openapi.json", "/docs",
+        ):  # fmt: skip
+            resp = client.get(url, headers=auth)
+            assert resp.status_code == 200, url
+            assert "sekrit" not in resp.text, url
+        search = client.post("/assistants/search", json={}, headers=auth)
+        assert search.status_code == 200 and "sekrit" not in search.text

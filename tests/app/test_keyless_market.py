@@ -220,7 +220,7 @@ def test_stooq_rows_that_do_not_parse_name_the_date_and_field() -> None:
 
 
 async def test_nothing_dated_on_or_after_the_call_reaches_a_pipeline(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, sec_user_agent=UA, alphavantage_api_key="")
+    settings = Settings(data_dir=tmp_path, sec_user_agent=UA, alphavantage_api_key=None)
     with respx.mock(assert_all_called=False) as mock:
         mocked(mock)
         filled = await fill(settings, None, "NWO", CALL, None, None)

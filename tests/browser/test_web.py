@@ -113,6 +113,10 @@ def test_run_from_the_page(server: Server, page: Any, tmp_path: Path) -> None:
     # the guard's decision is in the log tab
     page.click(".tabs button[data-tab=log]")
     assert page.locator('[data-decision="accepted"]').count() == 1
+    speakers = page.locator("ol.log li .who strong").all_inner_texts()
+    assert speakers == [t["speaker"] for t in api["debate"]["turns"]] == [
+        "trust", "skeptic", "leader",
+    ]  # fmt: skip
     page.click(".tabs button[data-tab=report]")
     page.screenshot(path=str(OUT / "findebate-finished.png"), full_page=True)
 

@@ -15,7 +15,7 @@ from app.api.schemas import RunCreate, RunOptionsIn
 from app.cli.options import OptionError, add_flags, resolve
 from app.settings import Settings
 from app.storage import RunInput
-from core.options import RunOptions, Surface, request_model
+from core.options import RunOptions, Surface, comma_items, request_model
 
 
 class Extended(RunOptions):
@@ -113,3 +113,16 @@ def test_a_variant_names_its_pipeline_and_options() -> None:
     names = named_variants(["adversarial", "findebate"])
     assert names == ["adversarial", "adversarial@S1", "adversarial@S2", "adversarial@S3",
                      "adversarial@S4", "findebate"]  # fmt: skip
+
+
+def test_comma_list_is_plain_text_for_settings_and_flags_but_an_array_in_the_api() -> None:
+    """`CommaList` reads `a, b` where text is all there is (environment, .env, flags); the API's
+    request model keeps JSON arrays strict."""
+    members = ("simple_writer", "advanced_writer")
+    assert RunOptions(ensemble_variants=" simple_writer, advanced_writer,").ensemble_variants == (  # type: ignore[arg-type]
+        members
+    )
+    assert RunOptionsIn.model_validate({"ensemble_variants": list(members)}).ensemble_variants
+    with pytest.raises(ValidationError, match="ensemble_variants"):
+        RunOptionsIn.model_validate({"ensemble_variants": "simple_writer,advanced_writer"})
+    assert comma_items(" a, b,,c ,") == ("a", "b", "c")

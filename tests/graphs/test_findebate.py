@@ -29,7 +29,7 @@ async def test_debate_accepted_when_stance_preserved(fake_engine: Any, sample_te
     assert report.status == "succeeded"
     assert report.debate is not None and report.debate.decision is not None
     assert report.debate.decision.reverted is False
-    assert [t.agent for t in report.debate.turns] == ["trust", "skeptic", "leader"]
+    assert [t.speaker for t in report.debate.turns] == ["trust", "skeptic", "leader"]
     assert LEADER.splitlines()[1] in prose(report.markdown)  # the leader's text is final
     assert [r.conviction for r in report.recommendations] == [78, 72, 75]
     assert report.markdown.rstrip().endswith("|")  # ends in the canonical table
@@ -55,7 +55,7 @@ async def test_two_debate_rounds_each_guarded(fake_engine: Any, sample_text: str
     models = findebate_models(block(), block(convictions=(78, 72, 75)), block())
     _, report = await run(fake_engine, models, sample_text, debate_rounds=2)
     assert report.debate is not None and report.debate.decision is not None
-    turns = [(t.agent, t.round) for t in report.debate.turns]
+    turns = [(t.speaker, t.round) for t in report.debate.turns]
     assert turns == [(a, r) for r in (1, 2) for a in ("trust", "skeptic", "leader")]
     assert report.debate.decision.round == 2 and not report.debate.decision.reverted
     nodes = [t.node for t in report.trace]

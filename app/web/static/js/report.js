@@ -197,7 +197,7 @@ function tagApparatus(md) {
 function logEntries(report) {
   const x = report.extras || {};
   if (report.debate && (report.debate.turns?.length || report.debate.skipped_reason)) {
-    return report.debate.turns.map((t) => ({ who: t.agent, meta: t.model, text: t.text }));
+    return report.debate.turns.map((t) => ({ who: t.speaker, meta: t.model, text: t.text }));
   }
   if (x.adversarial) {
     return (x.adversarial.debate || []).map((a) => ({ who: a.speaker, meta: `${a.act} · ${a.model}`, text: a.text }));
