@@ -21,8 +21,9 @@ pytestmark = pytest.mark.asyncio
 async def test_budget_stops_at_next_node_boundary(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block(), block())
     async with fake_engine(models) as engine:
+        options = engine.context.options.merged({"token_budget": 1})
         out = await engine.run(
-            "findebate", parse_transcript(sample_text), control=RunControl(token_budget=1)
+            engine.request("findebate", parse_transcript(sample_text), None, options)
         )
         state = await engine.graphs["findebate"].aget_state(
             {"configurable": {"thread_id": out.run_id}}
@@ -44,7 +45,9 @@ async def test_cancel_stops_at_next_node_boundary(fake_engine: Any, sample_text:
 
     async with fake_engine(models) as engine:
         out = await engine.run(
-            "findebate", parse_transcript(sample_text), control=control, on_event=on_event
+            engine.request("findebate", parse_transcript(sample_text)),
+            control=control,
+            on_event=on_event,
         )
     assert out.status == "cancelled" and out.reason == "cancelled"
     assert all(models.script(r).calls == [] for r in SPECIALISTS)
@@ -54,9 +57,9 @@ async def test_resume_does_not_rerun_finished_nodes(fake_engine: Any, sample_tex
     models = findebate_models(block(), block())
     models.scripts["trust"].responses.append(ConnectionError("provider down"))
     async with fake_engine(models) as engine:
-        first = await engine.run("findebate", parse_transcript(sample_text))
+        first = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
         assert first.status == "failed" and first.failed_node == "trust"
-        resumed = await engine.run("findebate", None, run_id=first.run_id)
+        resumed = await engine.run(engine.request("findebate", None, run_id=first.run_id))
     assert resumed.status == "succeeded" and resumed.report is not None
     started = [e.node for e in resumed.events if e.type == "node_started"]
     assert started[0] == "trust" and "synthesize" not in started
@@ -68,14 +71,17 @@ async def test_resume_does_not_rerun_finished_nodes(fake_engine: Any, sample_tex
 async def test_resume_without_checkpoint_is_an_error(fake_engine: Any) -> None:
     async with fake_engine(findebate_models()) as engine:
         with pytest.raises(KeyError, match="no checkpoint"):
-            await engine.run("findebate", None, run_id="nope")
+            await engine.run(engine.request("findebate", None, run_id="nope"))
 
 
 async def test_token_events_only_when_asked(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block(), block(), block(), block())
     async with fake_engine(models) as engine:
-        quiet = await engine.run("findebate", parse_transcript(sample_text))
-        loud = await engine.run("findebate", parse_transcript(sample_text), stream_tokens=True)
+        quiet = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
+        streaming = engine.context.options.merged({"stream_tokens": True})
+        loud = await engine.run(
+            engine.request("findebate", parse_transcript(sample_text), options=streaming)
+        )
     assert not any(isinstance(e, TokenDelta) for e in quiet.events)
     tokens = [e for e in loud.events if isinstance(e, TokenDelta)]
     assert loud.status == "succeeded"
@@ -114,7 +120,7 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
         store = await Interrupted.open(None, tmp_path / "runs.sqlite")
         record = RunRecord(
             id="r1", pipeline="findebate", status="queued", created_at=now(),
-            input=RunInput(transcript=sample_text),
+            input=RunInput(transcript=sample_text, options=engine.context.options),
         )  # fmt: skip
         await store.create(record)
         executor = RunExecutor(engine, store, LocalBus(), engine.settings)

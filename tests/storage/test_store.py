@@ -162,7 +162,7 @@ async def test_a_page_of_runs_leaves_the_reports_out(tmp_path: Path) -> None:
         )  # fmt: skip
         queued = RunRecord(
             id="r1", pipeline="zero_shot", status="queued", created_at=created,
-            input=RunInput(transcript="t"),
+            input=RunInput(transcript="t", options=RunOptions()),
         )  # fmt: skip
         await store.create(queued)
         await store.update("r1", status="degraded", report=report, prompt_tokens=7)
@@ -196,7 +196,7 @@ async def test_threads_of_a_0005_database_become_scoped_by_their_key(tmp_path: P
     try:
         record = RunRecord(
             id="r1", pipeline="zero_shot", status="succeeded", owner="k1", created_at=now(),
-            input=RunInput(transcript="t"), thread_id="t1",
+            input=RunInput(transcript="t", options=RunOptions()), thread_id="t1",
         )  # fmt: skip
         await store.create(record)
         mine = await store.get_thread("k1", "t1")
