@@ -236,10 +236,10 @@ async def test_financials_and_prices_are_stored_typed(tmp_path: Path) -> None:
             input=RunInput(transcript="t", options=RunOptions(), financials=fin, prices=prices),
         )  # fmt: skip
         await store.create(record)
+        old_fin = fin.model_dump(mode="json", by_alias=True)
+        assert old_fin["Ticker"] == "NWO"
         old = {"transcript": "t", "options": RunOptions().model_dump(mode="json"),
-               "financials": fin.model_dump(mode="json", by_alias=True),
-               "prices": prices.model_dump(mode="json")}  # fmt: skip
-        assert old["financials"]["Ticker"] == "NWO"
+               "financials": old_fin, "prices": prices.model_dump(mode="json")}  # fmt: skip
         await store.create(record.model_copy(update={"id": "old"}))
         async with store.engine.begin() as conn:  # the input column as the previous code wrote it
             await conn.execute(
