@@ -163,7 +163,11 @@ class Engine:
         """A request on this engine: `options` as given (whole and resolved, never merged),
         else the engine's defaults (the `EDESK_` values). `fields`: RunRequest's others."""
         return RunRequest(
-            pipeline, transcript, options or self.context.options, call or CallInfo(), **fields
+            pipeline,
+            transcript,
+            self.context.options if options is None else options,
+            call or CallInfo(),
+            **fields,
         )
 
     async def run(
