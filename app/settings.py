@@ -364,26 +364,15 @@ class Settings(BaseSettings, RunOptions):
         )
 
     def run_defaults(self) -> RunOptions:
-        """The run options every run starts from: the `EDESK_` values of the option fields."""
-        return RunOptions.model_validate(
-            {name: getattr(self, name) for name in RunOptions.model_fields}
-        )
-
-    def evidence_budget(self, given: int | None = None) -> int | None:
-        """Word cap on retrieved evidence per prompt: the option, else EDESK_EVIDENCE_WORDS,
-        else `LOCAL_EVIDENCE_WORDS` on the bundled local model (time, not room: its window
-        holds ~2,400 words of evidence, but on 2 cores every 1,000 prompt tokens cost a
-        specialist ~9 s, five times over), else none: the model's window decides."""
-        if given is not None:
-            return given
-        if self.evidence_words is not None:
-            return self.evidence_words
-        return LOCAL_EVIDENCE_WORDS if self.provider == "local" else None
-
-    def transcript_budget(self, given: int | None = None) -> int | None:
-        """Word cap on the call's text per prompt: the option, else EDESK_TRANSCRIPT_WORDS,
-        else none (the model's context window decides)."""
-        return given if given is not None else self.transcript_words
+        """The run options every run starts from, resolved: the `EDESK_` values of the option
+        fields; `evidence_words` unset on the bundled local model is `LOCAL_EVIDENCE_WORDS`
+        (time, not room: its window holds ~2,400 words of evidence, but on 2 cores every 1,000
+        prompt tokens cost a specialist ~9 s, five times over). A run's word caps are its
+        options' values, nothing else (none: the model's window decides)."""
+        values = {name: getattr(self, name) for name in RunOptions.model_fields}
+        if values["evidence_words"] is None and self.provider == "local":
+            values["evidence_words"] = LOCAL_EVIDENCE_WORDS
+        return RunOptions.model_validate(values)
 
     def transcript_bounds(self) -> dict[str, int]:
         """The transcript bounds, as `core.transcript.parse_transcript` takes them."""

@@ -78,7 +78,7 @@ async def run(path: Path, pipeline: str, overrides: dict[str, Any]) -> dict[str,
             async with Engine.open(settings) as engine:
                 startup = time.perf_counter() - t0
                 t1 = time.perf_counter()
-                out = await engine.run(pipeline, transcript)
+                out = await engine.run(engine.request(pipeline, transcript))
                 wall = time.perf_counter() - t1
         llama = where_time_went(Path(tmp) / "llama-server.log")
     if out.report is None:

@@ -23,7 +23,7 @@ import asyncio
 import statistics
 import time
 
-from app.service.engine import Durability
+from app.service.requests import Durability
 from bench.common import REPO, emit, fake_engine
 from bench.critical import Bound, critical_path
 from core.contract import Report
@@ -52,12 +52,12 @@ async def measure(
     transcript = parse_transcript(text)
     models = FakeModels(default=Script.of(default=canned), latency=latency)
     async with fake_engine(models) as engine:
-        await engine.run("findebate", transcript)  # warm-up: ingest, compile caches
+        await engine.run(engine.request("findebate", transcript))  # warm-up: ingest, compile caches
         walls, overheads, bounds = [], [], []
         graph = build_findebate().compile()
         for _ in range(runs):
             t0 = time.perf_counter()
-            out = await engine.run("findebate", transcript, durability=durability)
+            out = await engine.run(engine.request("findebate", transcript, durability=durability))
             wall = time.perf_counter() - t0
             assert out.report is not None
             walls.append(wall)

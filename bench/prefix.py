@@ -65,7 +65,9 @@ async def run(pipeline: str, text: str) -> list[Call]:
     script = Script.of(default=canned)
     models = FakeModels(default=script, window=Window(1_000_000, 4_000))
     async with fake_engine(models) as engine:
-        out = await engine.run(pipeline, parse_transcript(text), options=options(pipeline))
+        out = await engine.run(
+            engine.request(pipeline, parse_transcript(text), options=options(pipeline))
+        )
     if out.report is None:
         raise SystemExit(f"{pipeline} failed at {out.failed_node}: {out.error}")
     return script.calls

@@ -40,7 +40,7 @@ async def sweep(paths: list[Path], pipelines: list[str]) -> dict[str, object]:
                 transcript = parse_transcript(path.read_text(encoding="utf-8"))
                 for pipeline in pipelines:
                     t0 = time.perf_counter()
-                    out = await engine.run(pipeline, transcript)
+                    out = await engine.run(engine.request(pipeline, transcript))
                     secs = time.perf_counter() - t0
                     statuses[out.status] = statuses.get(out.status, 0) + 1
                     tokens = out.report.tokens["total"] if out.report else 0

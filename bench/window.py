@@ -62,7 +62,7 @@ async def reproduce(path: Path, n_ctx: int) -> dict[str, Any]:
             )
             t0 = time.perf_counter()
             async with Engine.open(settings) as engine:
-                out = await engine.run("zero_shot", transcript)
+                out = await engine.run(engine.request("zero_shot", transcript))
             wall = time.perf_counter() - t0
     report = out.report
     return {

@@ -28,20 +28,21 @@ class RunStopped(Exception):
 
 @dataclass
 class RunControl:
-    """One run's brakes, checked before every node starts: cancel, and a token budget."""
+    """One run's brakes from outside and its tally: cancel (the service sets it), and the
+    tokens spent so far. The budget they are checked against is the run's option
+    (`RunContext.check`), never a copy of it."""
 
-    token_budget: int | None = None
     tokens_used: int = 0
     cancelled: bool = False
 
-    def check(self, node: str) -> None:
+    def check(self, node: str, token_budget: int | None) -> None:
         if self.cancelled:
             raise RunStopped("cancelled", f"cancelled before {node}")
-        if self.token_budget is not None and self.tokens_used >= self.token_budget:
+        if token_budget is not None and self.tokens_used >= token_budget:
             raise RunStopped(
                 "budget",
                 f"token budget exhausted before {node}: "
-                f"{self.tokens_used:,} used of {self.token_budget:,}",
+                f"{self.tokens_used:,} used of {token_budget:,}",
             )
 
     def spend(self, tokens: int) -> None:
@@ -70,7 +71,18 @@ class RunContext:
     financial_index: TranscriptIndex | None = None
     model_note: str | None = None
     control: RunControl = field(default_factory=RunControl)
-    words: WordBudget = field(default_factory=WordBudget)
+
+    @property
+    def words(self) -> WordBudget:
+        """The run's word caps, as its options give them (resolved when the run was accepted)."""
+        return WordBudget(
+            evidence=self.options.evidence_words, transcript=self.options.transcript_words
+        )
+
+    def check(self, node: str) -> None:
+        """Before a node starts: stop the run if it was cancelled or is over its token budget
+        (the `token_budget` option)."""
+        self.control.check(node, self.options.token_budget)
 
     def index_for(self, embedding: Embedding) -> TranscriptIndex:
         """The index a pipeline's retrieval uses: the general embedding model's (standard_rag,

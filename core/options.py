@@ -192,6 +192,20 @@ def surface(field: FieldInfo) -> Surface:
     return next((m for m in field.metadata if isinstance(m, Surface)), Surface())
 
 
+def inapplicable(
+    pipeline: str, given: Iterable[str], options: type[RunOptions] = RunOptions
+) -> dict[str, tuple[str, ...]]:
+    """The one rule every surface applies (API, LangGraph routes, CLI, eval variants): of the
+    options a request `given`, those that name their pipelines (`Surface.pipelines`) and not
+    this one, each with the pipelines it applies to. Each surface refuses them in its words."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name in given:
+        pipelines = surface(options.model_fields[name]).pipelines
+        if pipelines and pipeline not in pipelines:
+            out[name] = pipelines
+    return out
+
+
 def _as_list(annotation: Any) -> Any:
     """JSON bodies carry arrays: tuple[X, ...] is list[X] in the request model."""
     if get_origin(annotation) is tuple:
@@ -276,6 +290,8 @@ def parse_variant(spec: str) -> Variant:
                 raise ValueError(f"{spec!r}: {pipeline} has no one variant option; use key=value")
             key, value = choice, part
         name = _option_key(pipeline, key.strip())
+        if only := inapplicable(pipeline, [name]).get(name):
+            raise ValueError(f"{spec!r}: {name} applies to {' or '.join(only)} only")
         field = RunOptions.model_fields[name]
         given[name] = value.split("+") if get_origin(field.annotation) is tuple else value.strip()
     valid = RunOptions().merged(given)  # refuses a bad value, naming the field

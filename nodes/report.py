@@ -68,7 +68,7 @@ def make_report(
     engine's note about its model (a pipeline that uses none says so)."""
 
     async def report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-        runtime.context.control.check("report")
+        runtime.context.check("report")
         started, t0 = datetime.now(UTC), time.perf_counter()
         ctx = runtime.context
         # assembly is CPU-bound on call-sized text (grounding, injection scan): off the loop

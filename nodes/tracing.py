@@ -65,7 +65,7 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
     def decorate(fn: NodeFn[StateT]) -> NodeFn[StateT]:
         @functools.wraps(fn)
         async def node(state: StateT, runtime: Runtime[RunContext]) -> dict[str, Any]:
-            runtime.context.control.check(name)
+            runtime.context.check(name)
             stats = CallStats()
             token = current_stats.set(stats)
             node_token = node_var.set(name)

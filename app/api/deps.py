@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
@@ -11,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Header, Path, Query, Request
 from pydantic import SecretStr, WithJsonSchema
 from sse_starlette.sse import EventSourceResponse
+from starlette.convertors import StringConvertor, register_url_convertor
 
 from app.api.errors import ApiError
 from app.service.metrics import counted_stream
@@ -27,6 +29,12 @@ def get_settings(request: Request) -> Settings:
 def get_manager(request: Request) -> RunManager:
     manager: RunManager = request.app.state.manager
     return manager
+
+
+def get_intake_lock(request: Request) -> asyncio.Lock:
+    """The app's intake lock: one process's quota checks and inserts go in turn."""
+    lock: asyncio.Lock = request.app.state.intake_lock
+    return lock
 
 
 def is_event_stream(request: Request) -> bool:
@@ -66,8 +74,26 @@ def get_owner(request: Request) -> str | None:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 ManagerDep = Annotated[RunManager, Depends(get_manager)]
 OwnerDep = Annotated[str | None, Depends(get_owner)]
+IntakeLockDep = Annotated[asyncio.Lock, Depends(get_intake_lock)]
 
 
+class RunIdConvertor(StringConvertor):
+    """A path segment other than `stream` or `wait`: /v1/runs/stream (and the LangGraph
+    routes' .../runs/stream, .../runs/wait) is never taken for a run id, so a 405 there names
+    the methods of the path that was meant."""
+
+    regex = "(?!(?:stream|wait)$)[^/]+"
+
+
+class AssistantIdConvertor(StringConvertor):
+    """An assistant id other than `search` (POST /assistants/search)."""
+
+    regex = "(?!search$)[^/]+"
+
+
+# `{run_id:run_id}` and `{assistant:assistant_id}` in the routes' paths (both route modules)
+register_url_convertor("run_id", RunIdConvertor())
+register_url_convertor("assistant_id", AssistantIdConvertor())
 RunId = Annotated[str, Path(description="a run's id (32 hex digits for runs this API made)")]
 
 

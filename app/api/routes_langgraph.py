@@ -14,7 +14,6 @@ failed -> error, cancelled -> interrupted."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
@@ -24,7 +23,15 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ValidationError
 from sse_starlette.sse import EventSourceResponse
 
-from app.api.deps import ManagerDep, OwnerDep, SettingsDep, last_event_id, sse_response
+from app.api.admission import admit
+from app.api.deps import (
+    ManagerDep,
+    OwnerDep,
+    SettingsDep,
+    get_intake_lock,
+    last_event_id,
+    sse_response,
+)
 from app.api.errors import ApiError, BodyInvalid, validation_detail
 from app.api.intake import EXTRA_BODY_BYTES, read_json_object
 from app.api.langgraph_models import (
@@ -42,7 +49,6 @@ from app.api.langgraph_models import (
 )
 from app.api.langgraph_stream import lg_stream
 from app.api.limits import check_metadata, check_thread_quota
-from app.api.routes_runs import admit
 from app.api.schemas import RunCreate, refusals
 from app.service.runs import RunManager
 from app.storage import TERMINAL, RunRecord, ThreadRecord, now
@@ -112,8 +118,7 @@ async def create_thread(
     body = _validated(ThreadCreate, await _json(request, 1_000_000))
     check_metadata(body.metadata, settings)
     thread_id = body.thread_id or str(uuid.uuid4())
-    lock: asyncio.Lock = request.app.state.intake_lock
-    async with lock:
+    async with get_intake_lock(request):
         existing = await manager.store.get_thread(owner, thread_id)
         if existing is not None:
             if body.if_exists == "do_nothing":
@@ -189,8 +194,9 @@ async def _start(
         options["stream_tokens"] = True
     run_body = _run_body(pipeline, body.input or {}, options)
     record = await admit(
-        request, run_body, manager, owner, settings, where=("input",),
-        thread_id=new_thread.id if new_thread else thread_id, new_thread=new_thread,
+        run_body, manager, owner, settings, get_intake_lock(request), where=("input",),
+        options_at=("context",), thread_id=new_thread.id if new_thread else thread_id,
+        new_thread=new_thread,
     )  # fmt: skip
     return record, body
 

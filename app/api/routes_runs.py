@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
-from pydantic import ValidationError
 from sse_starlette.sse import EventSourceResponse
-from starlette.convertors import StringConvertor, register_url_convertor
 
-from app.api.deps import ManagerDep, OwnerDep, ResumeDep, RunDep, SettingsDep, sse_response
-from app.api.errors import ApiError, BodyInvalid, validation_detail
-from app.api.intake import check_transcript, fetch_market_data, read_run_request
-from app.api.limits import check_quotas, check_thread_quota
+from app.api.admission import admit
+from app.api.deps import (
+    IntakeLockDep,
+    ManagerDep,
+    OwnerDep,
+    ResumeDep,
+    RunDep,
+    SettingsDep,
+    sse_response,
+)
+from app.api.errors import ApiError
+from app.api.intake import read_run_request
 from app.api.schemas import (
     TRANSCRIPT_PATTERN,
-    RunCreate,
     RunCreated,
     RunDetail,
     RunPage,
@@ -32,29 +36,11 @@ from app.exports.tables import report_csv_zip, report_xlsx
 from app.market import MarketSource
 from app.service.runs import RunManager
 from app.settings import Settings
-from app.storage import RunInput, RunRecord, ThreadRecord, now
+from app.storage import RunRecord
 from core.contract import Report
-from core.options import RunOptions
 from core.transcript import normalize_newlines
 from graphs import PIPELINES
 
-
-class RunIdConvertor(StringConvertor):
-    """A path segment other than `stream` or `wait`: /v1/runs/stream (and the LangGraph
-    routes' .../runs/stream, .../runs/wait) is never taken for a run id, so a 405 there names
-    the methods of the path that was meant."""
-
-    regex = "(?!(?:stream|wait)$)[^/]+"
-
-
-class AssistantIdConvertor(StringConvertor):
-    """An assistant id other than `search` (POST /assistants/search)."""
-
-    regex = "(?!search$)[^/]+"
-
-
-register_url_convertor("run_id", RunIdConvertor())
-register_url_convertor("assistant_id", AssistantIdConvertor())
 router = APIRouter(prefix="/v1/runs", tags=["runs"], responses=refusals(401, 422))
 _INTAKE = refusals(413, 415, 429)
 _RUN = refusals(404)
@@ -108,78 +94,12 @@ _SSE_DOC: dict[str, Any] = {
 
 
 async def _accept(
-    request: Request, manager: RunManager, owner: str | None, settings: SettingsDep
-) -> RunRecord:
+    request: Request, manager: RunManager, owner: str | None, settings: Settings,
+    lock: asyncio.Lock,
+) -> RunRecord:  # fmt: skip
     """Validate everything, store the input, queue the run. Bad input creates no run."""
     body = await read_run_request(request, settings)
-    return await admit(request, body, manager, owner, settings)
-
-
-async def admit(
-    request: Request,
-    body: RunCreate,
-    manager: RunManager,
-    owner: str | None,
-    settings: Settings,
-    *,
-    thread_id: str | None = None,
-    new_thread: ThreadRecord | None = None,
-    where: tuple[str, ...] = (),
-) -> RunRecord:
-    """A validated body becomes a stored, queued run, within the quotas and the transcript's
-    bounds (every intake: this API's and the LangGraph routes', whose call fields are under
-    `where`). Everything is checked before anything is stored: the thread a run makes
-    (`new_thread`) is stored with the run, or not at all."""
-    # parsing is CPU-bound on a long call: in a worker thread, so the API keeps answering
-    await asyncio.to_thread(check_transcript, body, settings, where)
-    body = await fetch_market_data(body, settings)  # outside the lock: it may wait on the vendor
-    record = _run_record(body, owner, settings, thread_id)
-    lock: asyncio.Lock = request.app.state.intake_lock
-    async with lock:  # one process's checks and inserts in turn: a burst cannot slip through
-        await check_quotas(manager.store, owner, settings)
-        made = new_thread is not None and (
-            await manager.store.get_thread(owner, new_thread.id) is None  # made meanwhile?
-        )
-        if made and new_thread is not None:
-            await check_thread_quota(manager.store, owner, settings)
-            await manager.store.create_thread(new_thread)
-        try:
-            await manager.submit(record)
-        except BaseException:
-            if made and new_thread is not None:
-                await manager.store.delete_thread(owner, new_thread.id)
-            raise
-        return record
-
-
-def _run_record(
-    body: RunCreate, owner: str | None, settings: Settings, thread_id: str | None
-) -> RunRecord:
-    return RunRecord(
-        id=uuid.uuid4().hex,
-        pipeline=body.pipeline,
-        status="queued",
-        owner=owner,
-        thread_id=thread_id,
-        created_at=now(),
-        input=RunInput(
-            transcript=body.transcript,
-            call=body.call,
-            options=run_options(body, settings),
-            financials=body.financials.model_dump(mode="json", by_alias=True)
-            if body.financials
-            else None,
-            prices=body.prices.model_dump(mode="json") if body.prices else None,
-        ),
-    )
-
-
-def run_options(body: RunCreate, settings: Settings) -> RunOptions:
-    """The run's options, resolved once: the request's values over the server's defaults."""
-    try:
-        return settings.run_defaults().merged(body.options.model_dump(exclude_none=True))
-    except ValidationError as exc:
-        raise BodyInvalid(validation_detail(exc, prefix=("body", "options"))) from None
+    return await admit(body, manager, owner, settings, lock)
 
 
 def _report(record: RunRecord) -> Report:
@@ -203,12 +123,13 @@ async def create_run(
     manager: ManagerDep,
     owner: OwnerDep,
     settings: SettingsDep,
+    lock: IntakeLockDep,
     response: Response,
     wait: Annotated[bool, Query(description="hold until finished")] = False,
 ) -> RunCreated | RunDetail:
     """Start a run. Answers 202 at once (the input is stored first), or with `wait=true` the
     finished run."""
-    record = await _accept(request, manager, owner, settings)
+    record = await _accept(request, manager, owner, settings, lock)
     if wait:
         finished = await manager.wait_finished(record.id)
         if finished is None:
@@ -230,10 +151,11 @@ async def create_run_streaming(
     manager: ManagerDep,
     owner: OwnerDep,
     settings: SettingsDep,
+    lock: IntakeLockDep,
     tokens: bool = False,
 ) -> EventSourceResponse:
     """Start a run and answer with its event stream (one call from POST to report)."""
-    record = await _accept(request, manager, owner, settings)
+    record = await _accept(request, manager, owner, settings, lock)
     return sse_response(manager.stream(record.id, tokens=tokens), settings.sse_heartbeat)
 
 

@@ -25,8 +25,8 @@ from app.llm.local import LocalModelError
 from app.logs import configure
 from app.market import MarketSource
 from app.service.engine import Engine, RunOutcome
+from app.service.requests import RunRequest
 from app.settings import Settings
-from core.context import RunControl
 from core.contract import CallInfo
 from core.inputs import Financials, InputError, Prices, financials_from_text, prices_from_text
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
@@ -189,16 +189,10 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         with Progress(
             console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
         ) as progress:
-            outcome = await engine.run(
-                args.pipeline,
-                transcript,
-                call,
-                on_event=progress,
-                options=options,
-                control=RunControl(token_budget=options.token_budget),
-                financials=financials,
-                prices=prices,
+            request = RunRequest(
+                args.pipeline, transcript, options, call, financials=financials, prices=prices
             )
+            outcome = await engine.run(request, on_event=progress)
     if outcome.report is None:
         console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
         return EXIT_FAILED

@@ -10,7 +10,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from core.options import RunOptions, comma_items, surface
+from core.options import RunOptions, comma_items, inapplicable, surface
 
 
 class OptionError(ValueError):
@@ -81,14 +81,15 @@ def given_flags(
         value = getattr(args, f"opt_{name}", None)
         if value is None:
             continue
-        pipelines = surface(field).pipelines
-        if pipelines and pipeline not in pipelines:
-            raise OptionError(
-                f"{flag_of(name, field)} applies to --pipeline {' or '.join(pipelines)} only"
-            )
         if get_origin(_inner(field.annotation)) is tuple and isinstance(value, str):
             value = comma_items(value)
         given[name] = value
+    refused = inapplicable(pipeline, given, options)
+    if refused:
+        raise OptionError("; ".join(
+            f"{flag_of(name, options.model_fields[name])} applies to --pipeline "
+            f"{' or '.join(pipelines)} only" for name, pipelines in refused.items()
+        ))  # fmt: skip
     return given
 
 

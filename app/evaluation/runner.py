@@ -89,7 +89,7 @@ def engine_runner(engine: Engine) -> ReportRunner:
     async def run(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:
         variant = parse_variant(pipeline)
         options = variant.apply(engine.context.options)
-        out = await engine.run(variant.pipeline, transcript, item.call, options=options)
+        out = await engine.run(engine.request(variant.pipeline, transcript, item.call, options))
         return Outcome(out.status, out.report, out.error, out.failed_node)
 
     return run
@@ -320,11 +320,11 @@ class Evaluation:
     async def judge_with(self, engine: Engine, pairs: Sequence[tuple[str, str]]) -> None:
         """`judge` with the engine's grader model and parse retries; the judge reads the whole
         call when its window holds it (else cut by relevance; EDESK_TRANSCRIPT_WORDS caps it)."""
-        s = engine.settings
+        defaults = engine.context.options  # the EDESK_ values, resolved once
         await self.judge(
             engine.models.chat(JUDGE_ROLE),
-            retries=s.parse_retries,
-            excerpt_words=s.transcript_budget(),
+            retries=defaults.parse_retries,
+            excerpt_words=defaults.transcript_words,
             pairs=pairs,
         )
 

@@ -1,14 +1,14 @@
 """The engine: settings -> local model server, model factory, transcript index, checkpointer and
-every pipeline compiled once. `run()` executes one pipeline and reports progress as events."""
+every pipeline compiled once. `run(request)` executes one pipeline and reports progress as
+events."""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableConfig
@@ -20,13 +20,13 @@ from pydantic import BaseModel
 from app.llm.factory import LazyEmbeddings, ModelFactory
 from app.llm.local import BUNDLED_NOTE, LocalLlamaServer, bundled_model_path
 from app.service.events import RunError, RunFinished, RunStarted, map_chunk
+from app.service.requests import RunRequest
 from app.settings import Settings
 from app.storage.checkpoints import checkpointer
 from app.storage.errors import is_infra_error
-from core.context import RunContext, RunControl, RunStopped, WordBudget
+from core.context import RunContext, RunControl, RunStopped
 from core.contract import CallInfo, NodeTrace, Report
 from core.facts.tone import load_lexicon
-from core.inputs import Financials, Prices
 from core.llm.chat import ModelSource
 from core.logctx import run_id_var
 from core.options import RunOptions
@@ -37,7 +37,6 @@ from core.transcript import Transcript
 from graphs import PIPELINES, get_pipeline, state_types
 
 EventSink = Callable[[BaseModel], Awaitable[None] | None]
-Durability = Literal["sync", "async", "exit"]
 Emit = Callable[[BaseModel], Awaitable[None]]
 
 
@@ -148,50 +147,51 @@ class Engine:
             }
             yield cls(settings, models, index, graphs, saver, financial)
 
-    def run_context(
-        self, options: RunOptions | None = None, control: RunControl | None = None
-    ) -> RunContext:
-        """This run's context: the engine's models and index, the run's options (their word
-        budgets sized to the model where the options leave them open) and brakes."""
-        options = options or self.context.options
-        words = WordBudget(
-            evidence=self.settings.evidence_budget(options.evidence_words),
-            transcript=self.settings.transcript_budget(options.transcript_words),
-        )
-        return replace(self.context, options=options, control=control or RunControl(), words=words)
+    def run_context(self, options: RunOptions, control: RunControl | None = None) -> RunContext:
+        """This run's context: the engine's models and index, the run's options (from which the
+        context reads the run's token budget and word caps) and its brakes."""
+        return replace(self.context, options=options, control=control or RunControl())
 
-    async def run(
+    def request(
         self,
         pipeline: str,
         transcript: Transcript | None,
         call: CallInfo | None = None,
-        *,
-        run_id: str | None = None,
-        on_event: EventSink | None = None,
         options: RunOptions | None = None,
+        **fields: Any,
+    ) -> RunRequest:
+        """A request on this engine: `options` as given (whole and resolved, never merged),
+        else the engine's defaults (the `EDESK_` values). `fields`: RunRequest's others."""
+        return RunRequest(
+            pipeline,
+            transcript,
+            self.context.options if options is None else options,
+            call or CallInfo(),
+            **fields,
+        )
+
+    async def run(
+        self,
+        request: RunRequest,
+        *,
+        on_event: EventSink | None = None,
         control: RunControl | None = None,
-        stream_tokens: bool = False,
-        durability: Durability = "async",
-        financials: Financials | None = None,
-        prices: Prices | None = None,
-        keep_checkpoint: bool = False,
     ) -> RunOutcome:
-        """Run one pipeline to its end, or resume it from its checkpoint (`transcript=None`).
-        Failures and stops come back in the outcome, naming the node; nothing is raised.
-        `durability="sync"` writes each step's checkpoint before the next step starts, so a
-        process killed mid-run resumes without re-running finished nodes (the service uses it);
-        "async" overlaps the write with the next step (the CLI, which does not resume).
+        """Run one pipeline to its end, or resume it from its checkpoint (`request.transcript`
+        None). Failures and stops come back in the outcome, naming the node; nothing is raised.
+        `control`: a handle to cancel the run from outside (the service's); the budget it is
+        checked against is `request.options.token_budget`. See `RunRequest` for durability.
         A run that ended well (succeeded, degraded) or was cancelled is never resumed and its
         report holds what it made, so its checkpoints (a copy of its state) are deleted
-        (`forget`) unless `keep_checkpoint` (the service reads the final state first). A failed
-        run keeps its newest checkpoint (what was done is kept) until the run is deleted; an
-        outage raised mid-run keeps it for the retry."""
-        outcome = await self._run(
-            pipeline, transcript, call, run_id=run_id, on_event=on_event, options=options,
-            control=control, stream_tokens=stream_tokens, durability=durability,
-            financials=financials, prices=prices,
-        )  # fmt: skip
-        if not keep_checkpoint:
+        (`forget`) unless `request.keep_checkpoint` (the service reads the final state first).
+        A failed run keeps its newest checkpoint (what was done is kept) until the run is
+        deleted; an outage raised mid-run keeps it for the retry."""
+        get_pipeline(request.pipeline)  # a clear KeyError for an unknown name
+        run_id_var.set(request.run_id)  # this task's log lines name the run (JSON logs)
+        outcome = RunOutcome(run_id=request.run_id, pipeline=request.pipeline, status="running")
+        await self._stream(request, self.run_context(request.options, control), outcome,
+                           _emitter(outcome, on_event))  # fmt: skip
+        if not request.keep_checkpoint:
             await self.settle(outcome)
         return outcome
 
@@ -205,50 +205,34 @@ class Engine:
         """Delete a run's checkpoints (idempotent)."""
         await self.checkpointer.adelete_thread(run_id)
 
-    async def _run(
-        self,
-        pipeline: str,
-        transcript: Transcript | None,
-        call: CallInfo | None,
-        *,
-        run_id: str | None,
-        on_event: EventSink | None,
-        options: RunOptions | None,
-        control: RunControl | None,
-        stream_tokens: bool,
-        durability: Durability,
-        financials: Financials | None,
-        prices: Prices | None,
-    ) -> RunOutcome:
-        get_pipeline(pipeline)  # a clear KeyError for an unknown name
-        run_id = run_id or uuid.uuid4().hex
-        run_id_var.set(run_id)  # this task's log lines name the run (JSON logs)
-        outcome = RunOutcome(run_id=run_id, pipeline=pipeline, status="running")
-        emit = _emitter(outcome, on_event)
-        control = control or RunControl()
+    async def _stream(
+        self, request: RunRequest, context: RunContext, outcome: RunOutcome, emit: Emit
+    ) -> None:
+        """Stream the graph into `outcome` (events, status, report, the failed node)."""
+        run_id, pipeline = request.run_id, request.pipeline
         graph = self.graphs[pipeline]
         config: RunnableConfig = {"configurable": {"thread_id": run_id}}
         state_in: PipelineInput | None = None
         finished: set[str] = set()  # tasks of the interrupted step that already wrote their result
-        if transcript is not None:
+        if request.transcript is not None:
             state_in = {
-                "transcript": transcript, "call": call or CallInfo(), "pipeline": pipeline,
-                "financials": financials, "prices": prices,
+                "transcript": request.transcript, "call": request.call, "pipeline": pipeline,
+                "financials": request.financials, "prices": request.prices,
             }  # fmt: skip
         else:
-            control.tokens_used, finished = await _resume_point(graph, config, run_id)
+            context.control.tokens_used, finished = await _resume_point(graph, config, run_id)
         attrs: dict[str, str | bool] = {
-            "edesk.pipeline": pipeline, "edesk.run_id": run_id, "edesk.resumed": transcript is None,
+            "edesk.pipeline": pipeline, "edesk.run_id": run_id, "edesk.resumed": request.resumed,
         }  # fmt: skip
         with tracer().start_as_current_span(f"run {pipeline}", attributes=attrs) as span:
             try:
-                await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=transcript is None))
-                modes: list[StreamMode] = ["tasks", "messages"] if stream_tokens else ["tasks"]
+                await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=request.resumed))
+                streaming = context.options.stream_tokens
+                modes: list[StreamMode] = ["tasks", "messages"] if streaming else ["tasks"]
                 try:
-                    context = self.run_context(options, control)
                     async for mode, chunk in graph.astream(
                         state_in, config, context=context, stream_mode=modes,
-                        durability=durability,
+                        durability=request.durability,
                     ):  # fmt: skip
                         if _rerun_of(mode, chunk, finished):
                             continue  # finished before the interruption: not started again
@@ -260,16 +244,15 @@ class Engine:
                     status: Final = "cancelled" if stop.reason == "cancelled" else "failed"
                     outcome.status, outcome.reason, outcome.error = status, stop.reason, stop.detail
                     await emit(RunFinished(run_id=run_id, status=status, reason=stop.reason))
-                    return outcome
+                    return
                 except Exception as exc:  # the run failed: record it (node and reason)
                     if is_infra_error(exc):
                         raise  # an outage, not the run's failure: the caller decides (retries)
                     await _failed(outcome, exc, emit)
-                    return outcome
+                    return
                 report: Report = (await graph.aget_state(config)).values["report"]
                 outcome.report, outcome.status = report, report.status
                 await emit(RunFinished(run_id=run_id, status=report.status))
-                return outcome
             finally:
                 span.set_attribute("edesk.status", outcome.status)
                 if outcome.failed_node:

@@ -20,16 +20,15 @@ from app.service.bus import WAKE, Bus
 from app.service.engine import Engine, RunOutcome
 from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
 from app.service.metrics import run_finished, run_started
+from app.service.requests import RunRequest
 from app.settings import Settings
 from app.storage import TERMINAL, RunRecord, Store, now
 from app.storage.checkpoints import compact as compact_checkpoints
 from app.storage.errors import is_infra_error
 from core.context import RunControl
 from core.contract import NodeTrace
-from core.inputs import Financials, Prices
 from core.logctx import run_id_var
-from core.options import RunOptions
-from core.transcript import parse_transcript
+from core.transcript import Transcript, parse_transcript
 
 log = logging.getLogger("earnings_desk.runs")
 
@@ -169,14 +168,17 @@ class RunExecutor:
         self.bus = bus
         self.settings = settings
 
-    def control_for(self, record: RunRecord) -> RunControl:
-        return RunControl(token_budget=self.options_for(record).token_budget)
-
-    def options_for(self, record: RunRecord) -> RunOptions:
-        """The options stored with the run over this engine's defaults: the API stores them
-        resolved (every field), so only a record that set none falls back to the defaults."""
-        given = record.input.options.model_dump(exclude_unset=True)
-        return self.engine.context.options.merged(given)
+    @staticmethod
+    def request_for(record: RunRecord, transcript: Transcript | None) -> RunRequest:
+        """The stored input as the engine takes it, read as stored: options resolved at intake,
+        financials and prices typed. `transcript` None resumes from the checkpoint."""
+        given = record.input
+        return RunRequest(
+            pipeline=record.pipeline, transcript=transcript, options=given.options,
+            call=given.call, financials=given.financials, prices=given.prices, run_id=record.id,
+            durability="sync",  # survive SIGKILL without re-running finished nodes
+            keep_checkpoint=True,  # read by _recover_node_events and _finish, then deleted
+        )  # fmt: skip
 
     async def exhausted(self, record: RunRecord, prior: int) -> bool:
         """After EDESK_RESUME_ATTEMPTS starts that each ended with the process killed or
@@ -253,20 +255,9 @@ class RunExecutor:
                 None if resume else await asyncio.to_thread(parse_transcript, text, **bounds)
             )
             outcome = await self.engine.run(
-                record.pipeline,
-                transcript,
-                record.input.call,
-                run_id=run_id,
+                self.request_for(record, transcript),
                 on_event=lambda e: self._on_event(writer, e),
-                options=self.options_for(record),
                 control=control,
-                stream_tokens=self.options_for(record).stream_tokens,
-                durability="sync",  # survive SIGKILL without re-running finished nodes
-                financials=Financials.model_validate(record.input.financials)
-                if record.input.financials
-                else None,
-                prices=Prices.model_validate(record.input.prices) if record.input.prices else None,
-                keep_checkpoint=True,  # read by _recover_node_events and _finish, then deleted
             )
             await writer.flush()
             if resume:
@@ -440,10 +431,7 @@ class RunManager:
         task.add_done_callback(lambda _t: self._tasks.pop(run_id, None))
 
     async def _execute(self, run_id: str, *, resume: bool) -> None:
-        record = await self.store.get(run_id)
-        if record is None:
-            return
-        control = self.executor.control_for(record)
+        control = RunControl()  # cancel's handle; the budget is the run's option
         self._controls[run_id] = control
         try:
             async with self._pool:

@@ -117,7 +117,7 @@ class WorkerNode:
         if await self.executor.exhausted(record, await self.store.attempts(run_id) - 1):
             await self.store.release(run_id, self.id)
             return "failed: interrupted too many times"
-        control = self.executor.control_for(record)
+        control = RunControl()  # cancel's handle; the budget is the run's option
         task = asyncio.current_task()
         assert task is not None
         beat = asyncio.create_task(self._heartbeat(run_id, control, task))

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from core.contract import CallInfo, Report
+from core.inputs import Financials, Prices
 from core.options import RunOptions
 
 RunState = Literal["queued", "running", "succeeded", "degraded", "failed", "cancelled"]
@@ -27,11 +28,14 @@ class RunInput(BaseModel):
     transcript: str
     call: CallInfo = Field(default_factory=CallInfo)
     options: RunOptions = Field(
-        default_factory=RunOptions,
-        description="resolved when the run was accepted: the request's values over the defaults",
+        description="resolved when the run was accepted (the request's values over the "
+        "defaults) and used as stored; a run stored before options were resolved at intake "
+        "(only the given ones) takes RunOptions' defaults for the rest",
     )
-    financials: dict[str, Any] | None = None
-    prices: dict[str, Any] | None = None
+    # typed (they serialise themselves); a run stored when they were dicts (by alias, e.g.
+    # "Ticker") reads back the same: the models take their aliases and names alike
+    financials: Financials | None = None
+    prices: Prices | None = None
 
 
 class RunRecord(BaseModel):

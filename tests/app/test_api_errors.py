@@ -232,3 +232,59 @@ def test_financials_reach_the_report(client: TestClient) -> None:
     assert run["status"] == "succeeded"
     numbers = {n["text"]: n["grounded"] for n in run["report"]["evidence"]["numbers"]}
     assert numbers["$1.54 billion"] is True  # stated only in the financials
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        ("/v1/runs", {"transcript": TEXT, "pipeline": "zero_shot", "options": {"debate_rounds": 2}},
+         ["body", "options", "debate_rounds"]),
+        ("/v1/runs/stream", {"transcript": TEXT, "pipeline": "zero_shot",
+                             "options": {"debate_rounds": 2}},
+         ["body", "options", "debate_rounds"]),
+        ("/runs", {"assistant_id": "zero_shot", "input": {"transcript": TEXT},
+                   "context": {"debate_rounds": 2}},
+         ["body", "context", "debate_rounds"]),
+        ("/runs/wait", {"assistant_id": "zero_shot", "input": {"transcript": TEXT},
+                        "config": {"configurable": {"debate_rounds": 2}}},
+         ["body", "context", "debate_rounds"]),
+    ],
+    ids=["v1", "v1-stream", "langgraph-context", "langgraph-configurable"],
+)  # fmt: skip
+def test_an_option_for_another_pipeline_is_refused(
+    client: TestClient, path: str, body: dict[str, Any], loc: list[str]
+) -> None:
+    """The CLI's rule on the API: `debate_rounds` is findebate's; for zero_shot it is a 422
+    naming the option, the pipelines it applies to and the run's pipeline. No run is made."""
+    resp = client.post(path, json=body)
+    assert resp.status_code == 422, resp.text
+    [detail] = resp.json()["detail"]
+    assert detail["loc"] == loc and detail["type"] == "not_applicable"
+    assert detail["msg"] == "applies to pipeline findebate only, not zero_shot"
+    _no_runs(client)
+
+
+def test_every_option_for_another_pipeline_is_named(client: TestClient) -> None:
+    options = {"sas_system": "S1", "conversation_rounds": 2, "chunk_words": 80}
+    resp = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "findebate",
+                                         "options": options})  # fmt: skip
+    assert resp.status_code == 422, resp.text
+    named = {d["loc"][-1]: d["msg"] for d in resp.json()["detail"]}
+    assert named == {
+        "sas_system": "applies to pipeline adversarial only, not findebate",
+        "conversation_rounds": "applies to pipeline conversation only, not findebate",
+    }  # chunk_words applies to every pipeline
+    multipart = client.post(
+        "/v1/runs",
+        files={"transcript": ("call.md", TEXT.encode()[:4000], "text/markdown")},
+        data={"pipeline": "zero_shot", "options": json.dumps({"feedback_iterations": 2})},
+    )
+    assert multipart.status_code == 422
+    assert multipart.json()["detail"][0]["loc"] == ["body", "options", "feedback_iterations"]
+    _no_runs(client)
+
+
+def test_an_option_of_the_pipeline_is_taken(client: TestClient) -> None:
+    resp = client.post("/v1/runs", json={"transcript": TEXT, "pipeline": "adversarial",
+                                         "options": {"sas_system": "S1"}})  # fmt: skip
+    assert resp.status_code == 202, resp.text

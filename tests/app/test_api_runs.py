@@ -192,6 +192,7 @@ def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
     import asyncio
 
     from app.storage import RunInput, RunRecord, Store, now
+    from core.options import RunOptions
 
     async def seed() -> None:
         store = await Store.open(None, tmp_path / "data" / "runs.sqlite")
@@ -202,7 +203,7 @@ def test_restart_starts_queued_and_honours_cancel(tmp_path: Path) -> None:
                     pipeline="zero_shot",
                     status="queued",
                     created_at=now(),
-                    input=RunInput(transcript=TEXT),
+                    input=RunInput(transcript=TEXT, options=RunOptions()),
                 )
             )
             await store.update(run_id, status="running", cancel_requested=cancel)

@@ -249,6 +249,11 @@ def test_ensemble_flag_picks_members(tmp_path: Path) -> None:
         (["--pipeline", "findebate", "--chunk-words", "5"], "--chunk-words"),
         (["--pipeline", "findebate", "--variant", "ensemble"], "writer_feedback only"),
         (["--pipeline", "findebate", "--rounds", "2"], "conversation only"),
+        (  # the API's rule (core.options.inapplicable): every misplaced option named
+            ["--pipeline", "zero_shot", "--debate-rounds", "2", "--sas-system", "S1"],
+            "--debate-rounds applies to --pipeline findebate only; "
+            "--sas-system applies to --pipeline adversarial only",
+        ),
     ],
 )
 def test_bad_pipeline_options_refused(

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.asyncio
 async def test_budget_stops_at_next_node_boundary(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block(), block())
     async with fake_engine(models) as engine:
+        options = engine.context.options.merged({"token_budget": 1})
         out = await engine.run(
-            "findebate", parse_transcript(sample_text), control=RunControl(token_budget=1)
+            engine.request("findebate", parse_transcript(sample_text), None, options)
         )
         state = await engine.graphs["findebate"].aget_state(
             {"configurable": {"thread_id": out.run_id}}
@@ -44,7 +45,9 @@ async def test_cancel_stops_at_next_node_boundary(fake_engine: Any, sample_text:
 
     async with fake_engine(models) as engine:
         out = await engine.run(
-            "findebate", parse_transcript(sample_text), control=control, on_event=on_event
+            engine.request("findebate", parse_transcript(sample_text)),
+            control=control,
+            on_event=on_event,
         )
     assert out.status == "cancelled" and out.reason == "cancelled"
     assert all(models.script(r).calls == [] for r in SPECIALISTS)
@@ -54,9 +57,9 @@ async def test_resume_does_not_rerun_finished_nodes(fake_engine: Any, sample_tex
     models = findebate_models(block(), block())
     models.scripts["trust"].responses.append(ConnectionError("provider down"))
     async with fake_engine(models) as engine:
-        first = await engine.run("findebate", parse_transcript(sample_text))
+        first = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
         assert first.status == "failed" and first.failed_node == "trust"
-        resumed = await engine.run("findebate", None, run_id=first.run_id)
+        resumed = await engine.run(engine.request("findebate", None, run_id=first.run_id))
     assert resumed.status == "succeeded" and resumed.report is not None
     started = [e.node for e in resumed.events if e.type == "node_started"]
     assert started[0] == "trust" and "synthesize" not in started
@@ -68,14 +71,17 @@ async def test_resume_does_not_rerun_finished_nodes(fake_engine: Any, sample_tex
 async def test_resume_without_checkpoint_is_an_error(fake_engine: Any) -> None:
     async with fake_engine(findebate_models()) as engine:
         with pytest.raises(KeyError, match="no checkpoint"):
-            await engine.run("findebate", None, run_id="nope")
+            await engine.run(engine.request("findebate", None, run_id="nope"))
 
 
 async def test_token_events_only_when_asked(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block(), block(), block(), block())
     async with fake_engine(models) as engine:
-        quiet = await engine.run("findebate", parse_transcript(sample_text))
-        loud = await engine.run("findebate", parse_transcript(sample_text), stream_tokens=True)
+        quiet = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
+        streaming = engine.context.options.merged({"stream_tokens": True})
+        loud = await engine.run(
+            engine.request("findebate", parse_transcript(sample_text), options=streaming)
+        )
     assert not any(isinstance(e, TokenDelta) for e in quiet.events)
     tokens = [e for e in loud.events if isinstance(e, TokenDelta)]
     assert loud.status == "succeeded"
@@ -114,7 +120,7 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
         store = await Interrupted.open(None, tmp_path / "runs.sqlite")
         record = RunRecord(
             id="r1", pipeline="findebate", status="queued", created_at=now(),
-            input=RunInput(transcript=sample_text),
+            input=RunInput(transcript=sample_text, options=engine.context.options),
         )  # fmt: skip
         await store.create(record)
         executor = RunExecutor(engine, store, LocalBus(), engine.settings)
@@ -130,3 +136,75 @@ async def test_node_checkpointed_but_not_logged_is_logged_on_resume(
     assert finished["report"] == 1 and set(finished.values()) == {1}
     assert len(finished) == 16  # every findebate node (facts included), once
     assert events[-1].type == "run_finished"
+
+
+async def test_the_run_context_derives_from_the_options_alone(fake_engine: Any) -> None:
+    """Token budget, word caps and token streaming come from the run's options: the EDESK_
+    defaults are resolved once (the engine's defaults, the intake's), never read again."""
+    from core.context import RunStopped, WordBudget
+    from core.options import RunOptions
+
+    async with fake_engine(findebate_models(), evidence_words=300, transcript_words=900) as engine:
+        assert engine.context.options.evidence_words == 300  # resolved once, from the settings
+        given = RunOptions(transcript_words=400, token_budget=5, stream_tokens=True)
+        context = engine.run_context(given)
+    assert context.words == WordBudget(evidence=None, transcript=400)  # not the settings' 300
+    assert context.options.stream_tokens
+    context.check("retrieve")
+    context.control.spend(5)
+    with pytest.raises(RunStopped, match="5 used of 5"):
+        context.check("synthesize")
+
+
+async def test_a_run_stored_before_typed_inputs_loads_and_resumes(
+    fake_engine: Any, sample_text: str, tmp_path: Path
+) -> None:
+    """A run stored by the previous code (financials and prices as dicts, the financials' keys
+    by alias) runs with them typed, and resumes from its checkpoint after an outage."""
+    import json
+
+    import psycopg
+    import sqlalchemy as sa
+
+    from app.service.bus import LocalBus
+    from app.service.runs import RunExecutor
+    from app.storage import RunInput, RunRecord, Store, now
+    from core.llm.fake import FakeModels, Script, canned
+
+    class Outage(Store):
+        failed = False
+
+        async def update(self, run_id: str, **fields: Any) -> None:
+            if fields.get("status") == "succeeded" and not self.failed:
+                self.failed = True
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            await super().update(run_id, **fields)
+
+    fin = {"Ticker": "NWO", "most_recent_earnings": {"fiscalDateEnding": "2026-06-30",
+                                                    "totalRevenue": "1543100000"}}  # fmt: skip
+    async with fake_engine(FakeModels(default=Script.of(default=canned))) as engine:
+        store = await Outage.open(None, tmp_path / "runs.sqlite")
+        options = engine.context.options
+        await store.create(RunRecord(
+            id="old", pipeline="zero_shot", status="queued", created_at=now(),
+            input=RunInput(transcript=sample_text, options=options),
+        ))  # fmt: skip
+        old = {"transcript": sample_text, "options": options.model_dump(mode="json"),
+               "financials": fin, "prices": None}  # fmt: skip
+        async with store.engine.begin() as conn:
+            await conn.execute(sa.text("UPDATE runs SET input = :v WHERE id = 'old'"),
+                               {"v": json.dumps(old)})  # fmt: skip
+        record = await store.get("old")
+        assert record is not None and record.input.financials is not None
+        assert record.input.financials.ticker == "NWO"
+        executor = RunExecutor(engine, store, LocalBus(), engine.settings)
+        assert executor.request_for(record, None).options is record.input.options  # as stored
+        with pytest.raises(psycopg.OperationalError):
+            await executor.execute(record, RunControl(), resume=False, infra_raises=True)
+        assert await executor.has_checkpoint(record)
+        await executor.execute(record, RunControl(), resume=True, infra_raises=True)
+        done = await store.get("old")
+        await store.close()
+    assert done is not None and done.status == "succeeded" and done.report is not None
+    numbers = {n.text: n.grounded for n in done.report.evidence.numbers}
+    assert numbers["$1.54 billion"] is True  # stated only in the stored financials

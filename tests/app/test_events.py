@@ -73,7 +73,7 @@ async def test_progress_summaries_come_from_the_nodes(fake_engine: Any, sample_t
     from tests.scripts import block, findebate_models
 
     async with fake_engine(findebate_models(block(), block())) as engine:
-        out = await engine.run("findebate", parse_transcript(sample_text))
+        out = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     said = {e.node: e.summary for e in out.events if isinstance(e, NodeFinished)}
     assert said["retrieve"].endswith("passages over 4 dimensions")
     assert said["synthesize"].endswith("1d LONG 75%, 1w LONG 75%, 1m LONG 75%")

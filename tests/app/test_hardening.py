@@ -182,10 +182,12 @@ async def test_resume_never_restarts_a_node_that_had_finished(fake_engine: Any) 
 
     fakes = _SlowRisk()
     async with fake_engine(fakes.models) as engine:
-        first = await engine.run("findebate", parse_transcript(TEXT), run_id="r1",
-                                 durability="sync")  # fmt: skip
+        request = engine.request(
+            "findebate", parse_transcript(TEXT), run_id="r1", durability="sync"
+        )
+        first = await engine.run(request)
         assert first.status == "failed" and first.failed_node == "risk_analyst"
-        second = await engine.run("findebate", None, run_id="r1", durability="sync")
+        second = await engine.run(engine.request("findebate", None, run_id="r1", durability="sync"))
     assert second.status == "succeeded"
     events = [e for e in [*first.events, *second.events] if e.type.startswith("node_")]
     resumed = [e.node for e in second.events if e.type == "node_started"]
@@ -396,13 +398,14 @@ def _interrupted_run(data: Path, run_id: str, starts: int) -> None:
 
     from app.service.events import NodeStarted, RunStarted
     from app.storage import RunInput, RunRecord, Store, now
+    from core.options import RunOptions
 
     async def write() -> None:
         store = await Store.open(None, data / "runs.sqlite")
         try:
             await store.create(RunRecord(
                 id=run_id, pipeline="facts", status="running", created_at=now(),
-                started_at=now(), input=RunInput(transcript=TEXT),
+                started_at=now(), input=RunInput(transcript=TEXT, options=RunOptions()),
             ))  # fmt: skip
             for _ in range(starts):
                 await store.begin_attempt(run_id)

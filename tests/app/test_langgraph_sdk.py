@@ -237,6 +237,16 @@ def test_refusals_name_the_problem(server: Server) -> None:
             "chunk_words",
         ]
 
+        with pytest.raises(httpx.HTTPStatusError) as elsewhere:  # findebate's option
+            await sdk.runs.create(
+                None, "zero_shot", input={"transcript": SAMPLE}, context={"debate_rounds": 2}
+            )
+        assert elsewhere.value.response.status_code == 422
+        assert elsewhere.value.response.json()["detail"] == [{
+            "loc": ["body", "context", "debate_rounds"], "type": "not_applicable",
+            "msg": "applies to pipeline findebate only, not zero_shot",
+        }]  # fmt: skip
+
         with pytest.raises(httpx.HTTPStatusError) as unsupported:
             await sdk.runs.create(
                 None, "zero_shot", input={"transcript": SAMPLE}, interrupt_before=["report"]

@@ -23,7 +23,7 @@ async def _run(settings: Settings, text: str, pipeline: str = "findebate") -> tu
     async with Engine.open(
         settings, embeddings=DeterministicFakeEmbedding(size=32), embedding_name="fake"
     ) as engine:
-        out = await engine.run(pipeline, parse_transcript(text))
+        out = await engine.run(engine.request(pipeline, parse_transcript(text)))
         assert isinstance(engine.models, ModelFactory)
         return out.report, engine.models._fakes.default.served  # type: ignore[union-attr]
 

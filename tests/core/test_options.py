@@ -15,7 +15,7 @@ from app.api.schemas import RunCreate, RunOptionsIn
 from app.cli.options import OptionError, add_flags, resolve
 from app.settings import Settings
 from app.storage import RunInput
-from core.options import RunOptions, Surface, comma_items, request_model
+from core.options import RunOptions, Surface, comma_items, inapplicable, request_model
 
 
 class Extended(RunOptions):
@@ -110,6 +110,8 @@ def test_a_variant_names_its_pipeline_and_options() -> None:
     for bad in ("adversarial@S9", "findebate@rounds=9", "findebate@nope=1", "zero_shot@S1", "x@"):
         with pytest.raises(ValueError):
             parse_variant(bad)
+    with pytest.raises(ValueError, match="debate_rounds applies to findebate only"):
+        parse_variant("zero_shot@debate_rounds=2")  # the API's and the CLI's rule
     names = named_variants(["adversarial", "findebate"])
     assert names == ["adversarial", "adversarial@S1", "adversarial@S2", "adversarial@S3",
                      "adversarial@S4", "findebate"]  # fmt: skip
@@ -126,3 +128,16 @@ def test_comma_list_is_plain_text_for_settings_and_flags_but_an_array_in_the_api
     with pytest.raises(ValidationError, match="ensemble_variants"):
         RunOptionsIn.model_validate({"ensemble_variants": "simple_writer,advanced_writer"})
     assert comma_items(" a, b,,c ,") == ("a", "b", "c")
+
+
+def test_one_rule_names_the_options_a_pipeline_does_not_take() -> None:
+    """`inapplicable`: what the API (422), the LangGraph routes, the CLI (exit 2) and eval
+    variants refuse; options without pipelines apply to every one."""
+    given = ["debate_rounds", "sas_system", "chunk_words", "stream_tokens"]
+    assert inapplicable("zero_shot", given) == {
+        "debate_rounds": ("findebate",),
+        "sas_system": ("adversarial",),
+    }
+    assert inapplicable("findebate", given) == {"sas_system": ("adversarial",)}
+    assert inapplicable("findebate", ["novelty_level"], Extended) == {}
+    assert inapplicable("facts", ["novelty_level"], Extended) == {"novelty_level": ("findebate",)}

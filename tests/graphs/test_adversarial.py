@@ -77,7 +77,7 @@ def models(
 
 async def run(fake_engine: Any, m: FakeModels, sample: str, **kw: Any) -> Any:
     async with fake_engine(m) as engine:
-        return await engine.run("adversarial", parse_transcript(sample), **kw)
+        return await engine.run(engine.request("adversarial", parse_transcript(sample), **kw))
 
 
 def nodes(report: Any) -> list[str]:

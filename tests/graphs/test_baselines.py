@@ -17,7 +17,7 @@ pytestmark = pytest.mark.asyncio
 async def test_multi_agent_has_no_debate(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block())
     async with fake_engine(models) as engine:
-        out = await engine.run("multi_agent", parse_transcript(sample_text))
+        out = await engine.run(engine.request("multi_agent", parse_transcript(sample_text)))
     assert out.report is not None and out.report.status == "succeeded"
     assert out.report.debate is None
     nodes = [t.node for t in out.report.trace]
@@ -31,7 +31,7 @@ async def test_zero_shot_sees_the_transcript_and_notes_truncation(
     writer = Script.of(default="report")
     models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
     async with fake_engine(models, transcript_words=150) as engine:
-        out = await engine.run("zero_shot", parse_transcript(sample_text))
+        out = await engine.run(engine.request("zero_shot", parse_transcript(sample_text)))
     assert out.report is not None and out.report.status == "succeeded"
     assert [t.node for t in out.report.trace] == ["facts", "synthesize", "fact_check", "report"]
     prompt = writer.calls[0].text
@@ -51,14 +51,14 @@ async def test_zero_shot_gets_the_call_and_the_task_only(
     writer = Script.of(default="report")
     models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
     async with fake_engine(models) as engine:
-        out = await engine.run("zero_shot", parse_transcript(sample_text))
+        out = await engine.run(engine.request("zero_shot", parse_transcript(sample_text)))
     assert out.report is not None and out.report.facts is not None  # facts were extracted
     prompt = writer.calls[0].text
     assert "Call facts (extracted by code)" not in prompt
     assert "Executive summary" in prompt and "Northwind" in prompt
     fd = findebate_models(block())
     async with fake_engine(fd) as engine:
-        await engine.run("findebate", parse_transcript(sample_text))
+        await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     assert "Call facts (extracted by code)" in fd.script("synthesizer").calls[0].text
 
 
@@ -69,7 +69,7 @@ async def test_zero_shot_degraded_when_block_never_parses(
         {"synthesizer": Script.of(default="report"), "extractor": Script.of(default="no tool")}
     )
     async with fake_engine(models, parse_retries=1) as engine:
-        out = await engine.run("zero_shot", parse_transcript(sample_text))
+        out = await engine.run(engine.request("zero_shot", parse_transcript(sample_text)))
     assert out.report is not None and out.report.status == "degraded"
     assert out.report.failures[0].node == "synthesize"
     assert "2 attempts" in out.report.failures[0].reason
@@ -83,7 +83,9 @@ async def test_standard_rag_uses_fixed_chunks_and_one_query_set(
     models = FakeModels({"synthesizer": writer, "extractor": Script.of(block())})
     async with fake_engine(models) as engine:
         # keep_checkpoint: a finished run's state is otherwise deleted; this test reads it
-        out = await engine.run("standard_rag", parse_transcript(sample_text), keep_checkpoint=True)
+        out = await engine.run(
+            engine.request("standard_rag", parse_transcript(sample_text), keep_checkpoint=True)
+        )
         collection = (
             await engine.graphs["standard_rag"].aget_state(
                 {"configurable": {"thread_id": out.run_id}}
@@ -113,12 +115,16 @@ async def test_retriever_option_and_standard_rag_pinned_to_dense(
         default=Script.of(default="report"), scripts={"extractor": Script.of(default=block())}
     )
     async with fake_engine(models) as engine:
-        await engine.run("multi_agent", parse_transcript(sample_text))
+        await engine.run(engine.request("multi_agent", parse_transcript(sample_text)))
         await engine.run(
-            "multi_agent", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+            engine.request(
+                "multi_agent", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+            )
         )
         await engine.run(
-            "standard_rag", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+            engine.request(
+                "standard_rag", parse_transcript(sample_text), options=RunOptions(retriever="bm25")
+            )
         )
     assert seen == ["hybrid", "bm25", "dense"]
 
@@ -138,8 +144,8 @@ async def test_standard_rag_keeps_the_general_embedding_findebate_the_financial_
     async with fake_engine(models, financial_embeddings="fake") as engine:
         general, financial = engine.context.index, engine.context.financial_index
         assert financial is not None and financial is not general
-        await engine.run("findebate", transcript)
-        await engine.run("standard_rag", transcript)
+        await engine.run(engine.request("findebate", transcript))
+        await engine.run(engine.request("standard_rag", transcript))
         fin_names, gen_names = names(financial), names(general)
     assert any("-rec" in n for n in fin_names) and not any("-fix" in n for n in fin_names)
     assert any("-fix" in n for n in gen_names) and not any("-rec" in n for n in gen_names)

@@ -38,7 +38,7 @@ def models(*client: str, extractor: Any = None, writer: Any = None) -> FakeModel
 
 async def run(fake_engine: Any, m: FakeModels, text: str, **kw: Any) -> Any:
     async with fake_engine(m, **kw.pop("settings", {})) as engine:
-        return await engine.run("conversation", parse_transcript(text), **kw)
+        return await engine.run(engine.request("conversation", parse_transcript(text), **kw))
 
 
 async def test_terminate_in_first_round(fake_engine: Any, sample_text: str) -> None:

@@ -29,7 +29,7 @@ def zero_shot_models(writer: str, checker: Script) -> FakeModels:
 
 async def run(fake_engine: Any, models: FakeModels, text: str, **settings: Any) -> Any:
     async with fake_engine(models, fact_check=True, **settings) as engine:
-        out = await engine.run("zero_shot", parse_transcript(text))
+        out = await engine.run(engine.request("zero_shot", parse_transcript(text)))
     assert out.report is not None, out.error
     return out.report
 
@@ -105,11 +105,13 @@ async def test_switched_off_no_call_but_still_flagged(fake_engine: Any, sample_t
     checker = Script.of()
     models = zero_shot_models(INVENTED, checker)
     async with fake_engine(models) as engine:  # the fixture's default: fact_check off
-        out = await engine.run("zero_shot", parse_transcript(sample_text))
+        out = await engine.run(engine.request("zero_shot", parse_transcript(sample_text)))
         on = await engine.run(
-            "zero_shot",
-            parse_transcript(sample_text),
-            options=RunOptions(fact_check=False, parse_retries=0),
+            engine.request(
+                "zero_shot",
+                parse_transcript(sample_text),
+                options=RunOptions(fact_check=False, parse_retries=0),
+            )
         )
     for report in (out.report, on.report):
         assert checker.calls == []
@@ -137,7 +139,7 @@ async def test_every_pipeline_fact_checks_before_its_report(
         {"fact_checker": Script.of(default=canned)}, default=Script.of(default=canned)
     )
     async with fake_engine(models, fact_check=True) as engine:
-        out = await engine.run(pipeline, parse_transcript(sample_text))
+        out = await engine.run(engine.request(pipeline, parse_transcript(sample_text)))
     report = out.report
     assert report is not None, out.error
     nodes = [t.node for t in report.trace]
@@ -164,7 +166,7 @@ async def test_citations_resolve_to_passages_and_figures(
     models.scripts["synthesizer"] = Script.of(default=text)
     models.scripts["leader"] = Script.of(default=text)
     async with fake_engine(models) as engine:
-        out = await engine.run("findebate", transcript)
+        out = await engine.run(engine.request("findebate", transcript))
     report = out.report
     assert report is not None
     cited = [c for c in report.evidence.citations if c.via == "cited"]
@@ -229,7 +231,9 @@ async def test_computed_changes_and_scorecard_values_pass_untouched(
     checker = Script.of(default="never asked")
     async with fake_engine(zero_shot_models(quoted, checker), fact_check=True) as engine:
         out = await engine.run(
-            "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+            engine.request(
+                "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+            )
         )
     report = out.report
     assert checker.calls == [] and report.evidence.fact_check.ungrounded_before == []
@@ -249,7 +253,9 @@ async def test_computed_changes_and_scorecard_values_pass_untouched(
     bad = quoted.replace(rsi_text, wrong)
     async with fake_engine(zero_shot_models(bad, checker), fact_check=True) as engine:
         out = await engine.run(
-            "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+            engine.request(
+                "zero_shot", parse_transcript(sample_text), financials=FIN, prices=PRICES
+            )
         )
     assert out.report.evidence.fact_check.ungrounded_before == [wrong]  # only that one
     assert f'"{wrong}"' in checker.calls[0].text

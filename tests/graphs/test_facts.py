@@ -19,7 +19,7 @@ from tests.scripts import block, findebate_models
 async def test_facts_pipeline_needs_no_model(fake_engine: Any) -> None:
     models = FakeModels({})  # no script at all: a model call would fail the run
     async with fake_engine(models, fact_check=True) as engine:
-        out = await engine.run("facts", parse_transcript(CALL))
+        out = await engine.run(engine.request("facts", parse_transcript(CALL)))
     r = out.report
     assert r is not None and r.status == "succeeded", out.error
     assert [t.node for t in r.trace] == ["facts", "stance", "report"]
@@ -41,7 +41,7 @@ async def test_facts_pipeline_needs_no_model(fake_engine: Any) -> None:
 )
 async def test_facts_pipeline_with_nothing_decisive_is_neutral(fake_engine: Any, text: str) -> None:
     async with fake_engine(FakeModels({})) as engine:
-        out = await engine.run("facts", parse_transcript(text))
+        out = await engine.run(engine.request("facts", parse_transcript(text)))
     r = out.report
     assert r is not None and r.status == "succeeded"
     assert {x.position for x in r.recommendations} == {Position.NEUTRAL}
@@ -51,7 +51,7 @@ async def test_facts_pipeline_with_nothing_decisive_is_neutral(fake_engine: Any,
 
 async def test_model_pipelines_carry_the_facts(fake_engine: Any, sample_text: str) -> None:
     async with fake_engine(findebate_models(block(), block())) as engine:
-        out = await engine.run("findebate", parse_transcript(sample_text))
+        out = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     r = out.report
     assert r is not None and r.facts is not None and r.facts.key_figures
     assert r.trace[0].node == "facts" and r.trace[0].calls == 0
@@ -73,7 +73,7 @@ async def test_models_are_given_the_verified_facts(
 ) -> None:
     models = findebate_models(block(), block())
     async with fake_engine(models) as engine:
-        out = await engine.run(pipeline, parse_transcript(sample_text))
+        out = await engine.run(engine.request(pipeline, parse_transcript(sample_text)))
     assert out.report is not None
     for role in roles:
         prompt = models.script(role).calls[0].text
@@ -95,7 +95,7 @@ async def test_every_writing_role_is_given_the_facts(
     shared = Script.of(default=canned)
     models = FakeModels({"fact_checker": Script.of(default=canned)}, default=shared)
     async with fake_engine(models, fact_check=True) as engine:
-        out = await engine.run(pipeline, parse_transcript(sample_text))
+        out = await engine.run(engine.request(pipeline, parse_transcript(sample_text)))
     assert out.report is not None, out.error
     calls = [*shared.calls, *models.script("fact_checker").calls]
     confined = ("You are the Bull", "You are the Bear", "You are the stress analyst")
@@ -113,7 +113,7 @@ async def test_the_title_names_the_call_as_read_when_the_user_gave_nothing(
     """The demo call names its company in its first line: the report's title says so instead of
     "Earnings call", and the section names the call as read."""
     async with fake_engine(FakeModels({})) as engine:
-        out = await engine.run("facts", parse_transcript(sample_text))
+        out = await engine.run(engine.request("facts", parse_transcript(sample_text)))
     r = out.report
     assert r is not None and r.facts is not None
     assert r.facts.call.company == "Northwind Logistics" and r.facts.call.period == "Q2 2026"
@@ -127,7 +127,7 @@ async def test_what_the_user_stated_about_the_call_wins_and_is_escaped(
     """The run's CallInfo reaches the facts (call_facts' `call=`), and the title escapes it."""
     call = CallInfo(company="Globex *Corp*", ticker="GBX")
     async with fake_engine(FakeModels({})) as engine:
-        out = await engine.run("facts", parse_transcript(sample_text), call)
+        out = await engine.run(engine.request("facts", parse_transcript(sample_text), call))
     r = out.report
     assert r is not None and r.facts is not None
     assert (r.facts.call.company, r.facts.call.ticker) == ("Globex *Corp*", "GBX")

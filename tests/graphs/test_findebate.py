@@ -18,7 +18,7 @@ BAD = {"one_day": {"position": "LONG"}}  # missing horizons and fields: fails va
 
 async def run(fake_engine: Any, models: Any, text: str, **settings: Any) -> tuple[Any, Report]:
     async with fake_engine(models, **settings) as engine:
-        outcome = await engine.run("findebate", parse_transcript(text))
+        outcome = await engine.run(engine.request("findebate", parse_transcript(text)))
         assert outcome.report is not None, outcome.error
         return outcome, outcome.report
 
@@ -152,7 +152,7 @@ async def test_parse_retry_then_success(fake_engine: Any, sample_text: str) -> N
 async def test_specialists_run_in_one_superstep(fake_engine: Any, sample_text: str) -> None:
     models = findebate_models(block(), block())
     async with fake_engine(models) as engine:
-        outcome = await engine.run("findebate", parse_transcript(sample_text))
+        outcome = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     kinds = [(e.type, getattr(e, "node", None)) for e in outcome.events]
     starts = [kinds.index(("node_started", r)) for r in SPECIALISTS]
     finishes = [kinds.index(("node_finished", r)) for r in SPECIALISTS]
@@ -177,7 +177,7 @@ async def test_failed_node_fails_the_run_naming_it(fake_engine: Any, sample_text
     models = findebate_models(block(), block())
     models.scripts["risk_analyst"].responses.append(TimeoutError("model timed out"))
     async with fake_engine(models) as engine:
-        outcome = await engine.run("findebate", parse_transcript(sample_text))
+        outcome = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     assert outcome.status == "failed"
     assert outcome.report is None
     assert outcome.failed_node == "risk_analyst"
@@ -189,7 +189,7 @@ async def test_empty_model_text_is_retried_then_fails(fake_engine: Any, sample_t
     models = findebate_models(block(), block())
     models.scripts["valuation_analyst"].responses.extend(["", "  "])
     async with fake_engine(models) as engine:
-        outcome = await engine.run("findebate", parse_transcript(sample_text))
+        outcome = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
     assert outcome.status == "failed" and outcome.failed_node == "valuation_analyst"
     assert "empty" in (outcome.error or "")
 

@@ -43,7 +43,9 @@ async def run(fake_engine: Any, pipeline: str, text: str, tokens: int) -> tuple[
     script = Script.of(default=canned)
     models = FakeModels(default=script, window=Window(tokens, 200))
     async with fake_engine(models) as engine:
-        out = await engine.run(pipeline, parse_transcript(text), options=pipeline_options(pipeline))
+        out = await engine.run(
+            engine.request(pipeline, parse_transcript(text), options=pipeline_options(pipeline))
+        )
     return out, script
 
 

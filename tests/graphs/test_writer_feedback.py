@@ -55,7 +55,9 @@ def models(
 async def run(fake_engine: Any, m: FakeModels, variant: str, sample: str, **kw: Any) -> Any:
     options = RunOptions(writer_variant=variant, fact_check=False, **kw.pop("options", {}))  # type: ignore[arg-type]
     async with fake_engine(m) as engine:
-        return await engine.run("writer_feedback", parse_transcript(sample), options=options, **kw)
+        return await engine.run(
+            engine.request("writer_feedback", parse_transcript(sample), options=options, **kw)
+        )
 
 
 def ran(report: Any) -> list[str]:

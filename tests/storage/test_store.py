@@ -23,6 +23,7 @@ from app.storage import (
     now,
 )
 from core.contract import NodeFailure, Report
+from core.inputs import Financials, Prices
 from core.options import RunOptions
 from core.transcript import transcript_sha256
 
@@ -162,7 +163,7 @@ async def test_a_page_of_runs_leaves_the_reports_out(tmp_path: Path) -> None:
         )  # fmt: skip
         queued = RunRecord(
             id="r1", pipeline="zero_shot", status="queued", created_at=created,
-            input=RunInput(transcript="t"),
+            input=RunInput(transcript="t", options=RunOptions()),
         )  # fmt: skip
         await store.create(queued)
         await store.update("r1", status="degraded", report=report, prompt_tokens=7)
@@ -196,7 +197,7 @@ async def test_threads_of_a_0005_database_become_scoped_by_their_key(tmp_path: P
     try:
         record = RunRecord(
             id="r1", pipeline="zero_shot", status="succeeded", owner="k1", created_at=now(),
-            input=RunInput(transcript="t"), thread_id="t1",
+            input=RunInput(transcript="t", options=RunOptions()), thread_id="t1",
         )  # fmt: skip
         await store.create(record)
         mine = await store.get_thread("k1", "t1")
@@ -219,7 +220,7 @@ async def test_a_claimed_queued_run_is_not_claimed_again_by_another_worker(tmp_p
     try:
         run = RunRecord(
             id="r1", pipeline="zero_shot", status="queued", created_at=now(),
-            input=RunInput(transcript="t"),
+            input=RunInput(transcript="t", options=RunOptions()),
         )  # fmt: skip
         await store.create(run)
         assert await store.claim("r1", "w1", timedelta(seconds=30)) is not None
@@ -229,5 +230,48 @@ async def test_a_claimed_queued_run_is_not_claimed_again_by_another_worker(tmp_p
         assert await store.claim("r1", "w2", timedelta(seconds=30)) is not None
         await store.update("r1", status="succeeded")
         assert await store.claim("r1", "w3", timedelta(seconds=30)) is None
+    finally:
+        await store.close()
+
+
+FIN = {
+    "Ticker": "NWO",  # the alias, as the API stored it (model_dump(by_alias=True))
+    "most_recent_earnings": {"fiscalDateEnding": "2026-06-30", "totalRevenue": "1543100000"},
+    "previous_earnings": {"fiscalDateEnding": "2026-03-31", "totalRevenue": 1400000000.0},
+}
+PRICES = {
+    "company": {"symbol": "NWO", "bars": [
+        {"date": f"2026-05-0{d}", "open": 10, "high": 11, "low": 9, "close": 10 + d}
+        for d in range(1, 4)
+    ]},
+}  # fmt: skip
+
+
+async def test_financials_and_prices_are_stored_typed(tmp_path: Path) -> None:
+    """A run's financials and prices stay typed from the body to the engine, and a run stored
+    when they were dicts (keys by alias) reads back the same models."""
+    store = await Store.open(None, tmp_path / "runs.sqlite")
+    try:
+        fin, prices = Financials.model_validate(FIN), Prices.model_validate(PRICES)
+        record = RunRecord(
+            id="typed", pipeline="zero_shot", status="queued", created_at=now(),
+            input=RunInput(transcript="t", options=RunOptions(), financials=fin, prices=prices),
+        )  # fmt: skip
+        await store.create(record)
+        old_fin = fin.model_dump(mode="json", by_alias=True)
+        assert old_fin["Ticker"] == "NWO"
+        old = {"transcript": "t", "options": RunOptions().model_dump(mode="json"),
+               "financials": old_fin, "prices": prices.model_dump(mode="json")}  # fmt: skip
+        await store.create(record.model_copy(update={"id": "old"}))
+        async with store.engine.begin() as conn:  # the input column as the previous code wrote it
+            await conn.execute(
+                sa.text("UPDATE runs SET input = :v WHERE id = 'old'"), {"v": json.dumps(old)}
+            )
+        for run_id in ("typed", "old"):
+            got = await store.get(run_id)
+            assert got is not None
+            assert isinstance(got.input.financials, Financials) and got.input.financials == fin
+            assert isinstance(got.input.prices, Prices) and got.input.prices == prices
+            assert got.input.financials.ticker == "NWO"
     finally:
         await store.close()
