@@ -79,6 +79,6 @@ async def test_progress_summaries_come_from_the_nodes(fake_engine: Any, sample_t
     assert said["synthesize"].endswith("1d LONG 75%, 1w LONG 75%, 1m LONG 75%")
     assert said["integrity_check"] == "accept: recommendations preserved"
     assert said["report"].startswith("report succeeded: 1d LONG")
-    assert said["trust"].startswith("TRUST")
+    assert said["trust"].startswith("trust: ")  # the speaker, then what it said
     assert all(said[n] for n in said if n != "fact_check") and said["fact_check"]
     assert out.report is not None and out.report.trace[-1].summary == said["report"]

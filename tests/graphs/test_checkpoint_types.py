@@ -103,16 +103,19 @@ async def test_every_checkpointed_type_revives_under_the_strict_list(
                     done.append(event.node)
                     control.cancelled = len(done) >= half
 
-            first = await engine.run(
-                pipeline, transcript, financials=financials, prices=prices, control=control,
-                on_event=on_event, durability="sync", keep_checkpoint=True,
+            request = engine.request(
+                pipeline, transcript, financials=financials, prices=prices, durability="sync",
+                keep_checkpoint=True,
             )  # fmt: skip
+            first = await engine.run(request, on_event=on_event, control=control)
             assert first.status == "cancelled", (first.status, first.error)
             midway = await checkpoint_contents(engine, first.run_id)
         # a fresh engine (a restarted process): the checkpoint is all it has
         async with open_engine(tmp_path / "data", **options) as engine:
             resumed = await engine.run(
-                pipeline, None, run_id=first.run_id, durability="sync", keep_checkpoint=True
+                engine.request(
+                    pipeline, None, run_id=first.run_id, durability="sync", keep_checkpoint=True
+                )
             )
             assert resumed.status in ("succeeded", "degraded"), resumed.error
             assert isinstance(resumed.report, Report)
