@@ -1,4 +1,5 @@
-"""writer_feedback (Jetsons, seed 001; docs/pipelines/): simple / advanced writer, the skeptical
+"""writer_feedback (Jetsons, seed 001; docs/pipelines/): simple (transcript-only) / advanced
+writer, the simple writer with the run's financial data opening the feedback flows, the skeptical
 panel loop, three parallel reviewers with one rewrite, and an ensemble judged on five weighted
 metrics. One graph holds every variant; the run's `writer_variant` option picks the branches
 that run."""
@@ -21,6 +22,7 @@ def build_writer_feedback() -> WriterFeedbackGraph:
     add_start(graph, "plan")
     graph.add_node("plan", wf.plan)
     graph.add_node("simple_writer", wf.simple_writer)
+    graph.add_node("feedback_writer", wf.feedback_writer)
     graph.add_node("advanced_writer", wf.advanced_writer)
     graph.add_node("panel", wf.panel)
     graph.add_node("revise", wf.revise)
@@ -33,10 +35,13 @@ def build_writer_feedback() -> WriterFeedbackGraph:
     graph.add_node("finalize", wf.finalize)
     add_report(graph)
 
-    graph.add_conditional_edges("plan", wf.route_start, ["simple_writer", "advanced_writer"])
+    graph.add_conditional_edges(
+        "plan", wf.route_start, ["simple_writer", "feedback_writer", "advanced_writer"]
+    )
     graph.add_conditional_edges(
         "simple_writer", wf.route_simple, ["panel", *wf.REVIEWERS, "judge", "finalize"]
     )
+    graph.add_conditional_edges("feedback_writer", wf.route_feedback, ["panel", *wf.REVIEWERS])
     graph.add_conditional_edges("advanced_writer", wf.done, ["judge", "finalize"])
     graph.add_conditional_edges("panel", wf.route_panel, ["revise", "judge", "finalize"])
     graph.add_conditional_edges("revise", wf.route_revise, ["panel", "judge", "finalize"])

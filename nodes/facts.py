@@ -37,15 +37,17 @@ def stance_summary(update: dict[str, Any]) -> str:
     return str(update["draft"].summary())
 
 
-def verified(state: PipelineState) -> dict[str, Fit]:
+def verified(state: PipelineState, *, filing: bool = True) -> dict[str, Fit]:
     """The call's facts as a data block for a prompt (`facts`), when the run has them; every
     model that writes about the call gets it and is told to take figures from it or the call.
     Sent whole when the model's window allows, else its first lines (the rule, the call as read,
-    then the rows by weight) that fit, like the call itself."""
+    then the rows by weight) that fit, like the call itself. `filing=False` leaves out the filing
+    check's lines: they quote the filed statements, data from outside the call."""
     found = state.get("facts")
     if found is None:
         return {}
-    lines = "\n".join([facts_block(found), *filing_lines(found)]).split("\n")
+    checked = filing_lines(found) if filing else []
+    lines = "\n".join([facts_block(found), *checked]).split("\n")
     return {"facts": Fit.of("call facts", lines, joiner="\n", gap="- (…)")}
 
 

@@ -2,8 +2,12 @@
 answers exactly "ALL GOOD" (at most N iterations), three parallel expert reviewers with one
 rewrite, and an ensemble whose judge grades every candidate on five weighted metrics.
 
-Every feedback variant starts from the simple writer's report (as in the paper), so an ensemble
-writes that report once and shares it. Each variant's final report lands in `candidates`."""
+The simple writer variant is the paper's transcript-only baseline: the call and its call facts
+(extracted from the call by code), never the financial data. The run's financial data goes, as in
+the paper, to the advanced writer and to the feedback flows, which start from the simple writer's
+report written with it (`feedback_writer`); a run without financial data gives both the same
+prompt, so `simple_writer` writes that report once for all. Each variant's final report lands in
+`candidates`."""
 
 from __future__ import annotations
 
@@ -86,7 +90,9 @@ ALL_GOOD = "ALL GOOD"
 APPROVED = "APPROVED"
 Reviewer = Literal["financial_expert", "risk_reviewer", "persuasiveness"]
 REVIEWERS: tuple[Reviewer, ...] = ("financial_expert", "risk_reviewer", "persuasiveness")
-Start = Literal["simple_writer", "advanced_writer"]
+FEEDBACK = ("simple_feedback", "advanced_feedback")
+Start = Literal["simple_writer", "feedback_writer", "advanced_writer"]
+Flow = Literal["panel", "financial_expert", "risk_reviewer", "persuasiveness"]
 AfterSimple = Literal[
     "panel", "financial_expert", "risk_reviewer", "persuasiveness", "judge", "finalize"
 ]
@@ -98,6 +104,27 @@ def _financials(state: WriterFeedbackState) -> str:
     if financials is None:
         return "Not supplied: use the figures the call states."
     return comparison_table(financials)
+
+
+def simple_inputs(state: WriterFeedbackState, *, with_data: bool) -> dict[str, Any]:
+    """What the simple writer reads besides the call's text: the call's identity and its call
+    facts, plus, `with_data`, the run's financial data (the computed comparison table, the
+    vendor's consensus) and the call facts' filing check. Without it, nothing from outside the
+    call: the paper's "single-agent writer baseline that only uses the earnings call
+    transcripts"."""
+    financials = state.get("financials") if with_data else None
+    inputs: dict[str, Any] = {"call": state["call"], **verified(state, filing=with_data)}
+    if financials is not None:
+        inputs["financials"] = comparison_table(financials)
+    return inputs
+
+
+def _flows(state: WriterFeedbackState) -> bool:
+    return any(v in FEEDBACK for v in state["variants"])
+
+
+def _has_data(state: WriterFeedbackState) -> bool:
+    return state.get("financials") is not None
 
 
 def _candidate(variant: str, draft: Draft) -> dict[str, Draft]:
@@ -117,11 +144,15 @@ async def plan(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict
 
 
 def route_start(state: WriterFeedbackState) -> list[Start]:
-    """The simple writer opens every variant but the advanced writer."""
+    """The transcript-only simple writer for its variant, and for the feedback flows when the
+    run has no financial data (their writer's prompt is then the same); with data, the simple
+    writer given it (`feedback_writer`) opens the flows; the advanced writer for its variant."""
     variants = state["variants"]
     starts: list[Start] = []
-    if any(v != "advanced_writer" for v in variants):
+    if "simple_writer" in variants or (_flows(state) and not _has_data(state)):
         starts.append("simple_writer")
+    if _flows(state) and _has_data(state):
+        starts.append("feedback_writer")
     if "advanced_writer" in variants:
         starts.append("advanced_writer")
     return starts
@@ -132,43 +163,74 @@ def done(state: WriterFeedbackState) -> Done:
     return "judge" if len(state["variants"]) > 1 else "finalize"
 
 
-async def _write(
-    ctx: RunContext, state: WriterFeedbackState, role: str, template: str, **variables: Any
-) -> Draft:
-    text, model = await say(
-        ctx, role, f"writer_feedback/{template}", **verified(state), **variables
-    )
+async def _write(ctx: RunContext, role: str, template: str, **variables: Any) -> Draft:
+    text, model = await say(ctx, role, f"writer_feedback/{template}", **variables)
     return Draft(author=role, model=model, markdown=text)
+
+
+async def _first_report(ctx: RunContext, state: WriterFeedbackState, *, with_data: bool) -> Draft:
+    return await _write(
+        ctx,
+        "simple_writer",
+        "simple_writer",
+        **simple_inputs(state, with_data=with_data),
+        transcript=await ctx.call_text(state["transcript"]),
+        draft=None,
+        review=None,
+    )
+
+
+def _opens_flows(draft: Draft) -> dict[str, Any]:
+    return {"simple_draft": draft, "panel_draft": draft, "panel_iteration": 0}
 
 
 @traced("simple_writer")
 async def simple_writer(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    draft = await _write(
-        ctx,
-        state,
-        "simple_writer",
-        "simple_writer",
-        call=state["call"],
-        transcript=await ctx.call_text(state["transcript"]),
-        financials=_financials(state),
-        draft=None,
-        review=None,
-    )
-    update: dict[str, Any] = {"simple_draft": draft, "panel_draft": draft, "panel_iteration": 0}
+    """The transcript-only baseline: the call and its call facts, never the financial data;
+    without financial data in the run, the feedback flows start from this report too."""
+    draft = await _first_report(runtime.context, state, with_data=False)
+    update: dict[str, Any] = {}
+    if _flows(state) and not _has_data(state):
+        update.update(_opens_flows(draft))
     if "simple_writer" in state["variants"]:
         update["candidates"] = _candidate("simple_writer", draft)
+        if _has_data(state):
+            update["notes"] = [
+                "simple_writer: the transcript-only baseline; the run's financial data goes to "
+                "the advanced writer and the feedback flows, not to it"
+            ]
     return update
 
 
-def route_simple(state: WriterFeedbackState) -> list[AfterSimple]:
+@traced("feedback_writer")
+async def feedback_writer(
+    state: WriterFeedbackState, runtime: Runtime[RunContext]
+) -> dict[str, Any]:
+    """The simple writer's first report for the feedback flows, given the run's financial data
+    (the paper gave its data to the advanced writer and to all multi-agent flows)."""
+    return _opens_flows(await _first_report(runtime.context, state, with_data=True))
+
+
+def _flow_starts(state: WriterFeedbackState) -> list[Flow]:
     variants = state["variants"]
-    nexts: list[AfterSimple] = []
+    nexts: list[Flow] = []
     if "simple_feedback" in variants:
         nexts.append("panel")
     if "advanced_feedback" in variants:
         nexts.extend(REVIEWERS)
+    return nexts
+
+
+def route_simple(state: WriterFeedbackState) -> list[AfterSimple]:
+    """After the transcript-only report: the feedback flows when they start from it (no
+    financial data in the run), else the judge or finalize."""
+    nexts: list[AfterSimple] = [] if _has_data(state) else list(_flow_starts(state))
     return nexts or [done(state)]
+
+
+def route_feedback(state: WriterFeedbackState) -> list[Flow]:
+    """The feedback writer's report goes to the panel and/or the three reviewers."""
+    return _flow_starts(state)
 
 
 @traced("advanced_writer")
@@ -178,9 +240,9 @@ async def advanced_writer(
     ctx = runtime.context
     draft = await _write(
         ctx,
-        state,
         "advanced_writer",
         "advanced_writer",
+        **verified(state),
         call=state["call"],
         transcript=await ctx.call_text(state["transcript"]),
         financials=_financials(state),
@@ -228,17 +290,16 @@ def route_panel(state: WriterFeedbackState) -> Literal["revise", "judge", "final
 
 @traced("revise")
 async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dict[str, Any]:
-    """The simple writer answers the panel's last review; the last allowed revision is final."""
+    """The simple writer answers the panel's last review, with the flow's data (as its first
+    report); the last allowed revision is final."""
     ctx = runtime.context
     review = next(r for r in reversed(state["reviews"]) if r.reviewer == "panel")
     draft = await _write(
         ctx,
-        state,
         "simple_writer",
         "simple_writer",
-        call=state["call"],
+        **simple_inputs(state, with_data=True),
         transcript=await ctx.call_text(state["transcript"]),
-        financials=_financials(state),
         draft=state["panel_draft"].markdown,
         review=review.text,
     )
@@ -309,9 +370,9 @@ async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     order = {r: i for i, r in enumerate(REVIEWERS)}
     draft = await _write(
         ctx,
-        state,
         "rewriter",
         "rewriter",
+        **verified(state),
         call=state["call"],
         report=state["simple_draft"].markdown,
         reviews=sorted(_expert_reviews(state), key=lambda r: order[r.reviewer]),

@@ -1,5 +1,6 @@
-"""writer_feedback's routes: each variant alone; the panel's ALL GOOD on the first, second and no
-iteration; reviewers all approve (no rewrite) vs one rejects; the ensemble judge picking the
+"""writer_feedback's routes: each variant alone; the simple writer's transcript-only baseline and
+the feedback flows' writer given the financial data; the panel's ALL GOOD on the first, second and
+no iteration; reviewers all approve (no rewrite) vs one rejects; the ensemble judge picking the
 highest weighted grade, keeping every grade, and never inventing a grade it could not parse."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from core.inputs import Financials
 from core.llm.fake import FakeModels, Script, block
 from core.options import RunOptions
 from core.transcript import parse_transcript
+from tests.outside_data import FILED, OUTSIDE_THE_CALL, PRICES
 
 pytestmark = pytest.mark.asyncio
 
@@ -30,6 +32,11 @@ def grade(a: int, d: int, r: int, s: int, c: int) -> dict[str, Any]:
     }
 
 
+def given(messages: Any) -> str:
+    """The simple writer's report says whether its prompt held the financial data."""
+    return " (data)" if "## Financial data" in messages[0].content else ""
+
+
 def models(
     *,
     panel: tuple[str, ...] = (),
@@ -40,7 +47,7 @@ def models(
     n = itertools.count(1)
     reviewers = reviewers or {}
     scripts = {
-        "simple_writer": Script.of(default=lambda m, t: f"SIMPLE {next(n)}\n{REPORT}"),
+        "simple_writer": Script.of(default=lambda m, t: f"SIMPLE {next(n)}{given(m)}\n{REPORT}"),
         "advanced_writer": Script.of(default=f"ADVANCED\n{REPORT}"),
         "panel": Script.of(*panel, default="- The margin figure is unsupported."),
         "rewriter": Script.of(default=f"REWRITTEN\n{REPORT}"),
@@ -77,7 +84,54 @@ async def test_simple_writer_alone(fake_engine: Any, sample_text: str) -> None:
     assert ran(r) == ["facts", "plan", "simple_writer", "finalize", "fact_check", "report"]
     assert "SIMPLE 1" in r.markdown and wf(r)["chosen"] == "simple_writer"
     prompt = m.script("simple_writer").calls[0]
-    assert "Financial Overview" in prompt.text and "Not supplied" in prompt.text
+    assert "Financial Overview" in prompt.text and "## Financial data" not in prompt.text
+
+
+async def test_the_simple_writer_is_the_transcript_only_baseline(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """Jetsons' "single-agent writer baseline that only uses the earnings call transcripts":
+    with statements, the vendor's consensus and prices in the run, its prompt has the call and
+    its call facts, and nothing from outside the call; a note says where the data went."""
+    m = models()
+    out = await run(fake_engine, m, "simple_writer", sample_text, financials=FILED, prices=PRICES)
+    (prompt,) = m.script("simple_writer").calls
+    assert "Revenue grew 8.4% year over year to $612 million" in prompt.text  # the call
+    assert "## Call facts (extracted by code)" in prompt.text
+    for outside in OUTSIDE_THE_CALL:
+        assert outside not in prompt.text, outside
+    assert any("transcript-only baseline" in n for n in out.report.notes)
+
+
+async def test_the_feedback_flows_write_with_the_data(fake_engine: Any, sample_text: str) -> None:
+    """The paper gave its data to the advanced writer and to all multi-agent flows: their
+    simple writer (first report and revisions), the panel, the reviewers and the rewriter get
+    it; the advanced writer too."""
+    m = models(panel=("- Add the guidance range.", "ALL GOOD"))
+    out = await run(fake_engine, m, "simple_feedback", sample_text, financials=FILED)
+    assert ran(out.report)[:4] == ["facts", "plan", "feedback_writer", "panel"]
+    assert "SIMPLE 2 (data)" in out.report.markdown
+    m = models(reviewers={"risk_reviewer": "- Liquidity risk is missing."})
+    await run(fake_engine, m, "advanced_feedback", sample_text, financials=FILED)
+    for role in ("simple_writer", "financial_expert", "risk_reviewer", "rewriter"):
+        for call in m.script(role).calls:
+            assert all(o in call.text for o in OUTSIDE_THE_CALL[:5]), role
+
+
+async def test_ensemble_with_data_writes_the_baseline_without_it(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """In an ensemble given financial data the simple writer writes twice, in parallel: the
+    transcript-only baseline (its own candidate) and the flows' first report with the data."""
+    m = models(panel=("ALL GOOD",))
+    out = await run(fake_engine, m, "ensemble", sample_text, financials=FILED)
+    r = out.report
+    nodes = ran(r)
+    assert nodes.count("simple_writer") == 1 and nodes.count("feedback_writer") == 1
+    cands = {v: c["markdown"] for v, c in wf(r)["candidates"].items()}
+    assert "(data)" not in cands["simple_writer"]
+    assert "(data)" in cands["simple_feedback"] and "(data)" in cands["advanced_feedback"]
+    assert cands["simple_feedback"] == cands["advanced_feedback"]  # one first report, shared
 
 
 async def test_advanced_writer_uses_qoq_and_yoy(fake_engine: Any, sample_text: str) -> None:
@@ -130,6 +184,8 @@ async def test_the_panel_sees_the_financial_data_the_writer_used(
     (call,) = m.script("panel").calls
     assert "| Revenue | 1,200 | 1,000 | +20.0% |" in call.text
     assert "## Financial data" in call.text
+    (written,) = m.script("simple_writer").calls  # the report it reviews was written with it
+    assert "| Revenue | 1,200 | 1,000 | +20.0% |" in written.text
     m = models(panel=("ALL GOOD",))
     await run(fake_engine, m, "simple_feedback", sample_text)
     assert "Not supplied: use the figures the call states." in m.script("panel").calls[0].text

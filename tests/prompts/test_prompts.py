@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import jinja2
 import pytest
 
 import prompts
 from core.contract import CallInfo
+from core.facts import call_facts
+from core.filing import check, filed_values
 from core.judging import Challenges, Verdict
+from core.llm.window import Fit
 from core.state import Analysis
+from core.transcript import parse_transcript
 from nodes.conversation import SECTIONS, ConversationTurn
 from nodes.specialists import SPECIALISTS, analyses_fit
-from nodes.writer_feedback import Review
+from nodes.writer_feedback import Review, simple_inputs
+from tests.conftest import SAMPLE
+from tests.outside_data import FILED, OUTSIDE_THE_CALL
 
 CALL = CallInfo(company="Northwind", ticker="NWL", period="Q2 2026")
 ANALYSES = [Analysis(role=r, model="m", text=f"<<{r} text>>") for r in SPECIALISTS]
@@ -207,6 +215,33 @@ def test_simple_writer_first_draft_and_revision() -> None:
     assert "REVIEW-SLOT" not in first.user and "Next Day" in first.user
     revision = prompts.render("writer_feedback/simple_writer", **VARS)
     assert "REVIEW-SLOT" in revision.user and "DRAFT-SLOT" in revision.user
+
+
+def test_the_simple_writer_baseline_prompt_holds_nothing_from_outside_the_call() -> None:
+    """The simple writer's real prompt, its inputs taken from a state that holds statements
+    (with the call facts' filing check) and the vendor's consensus: the transcript-only baseline
+    gets the call and its call facts and none of that data; the feedback flows' writer gets it."""
+    facts = check(call_facts(parse_transcript(SAMPLE.read_text())), filed_values(FILED, "given"))
+    state: Any = {"call": CALL, "facts": facts, "financials": FILED}
+
+    def prompt(with_data: bool) -> str:
+        inputs = simple_inputs(state, with_data=with_data)
+        whole = {k: v.whole() if isinstance(v, Fit) else v for k, v in inputs.items()}
+        p = prompts.render(
+            "writer_feedback/simple_writer",
+            **whole,
+            transcript="TRANSCRIPT-SLOT",
+            draft=None,
+            review=None,
+        )
+        return p.system + "\n" + p.user
+
+    baseline, flows = prompt(with_data=False), prompt(with_data=True)
+    assert "TRANSCRIPT-SLOT" in baseline and "Northwind (NWL)" in baseline
+    assert "## Call facts (extracted by code)" in baseline and "$612 million" in baseline
+    for outside in OUTSIDE_THE_CALL[:5]:  # prices never reach a writer_feedback prompt
+        assert outside in flows, outside
+        assert outside not in baseline, outside
 
 
 def test_advanced_writer_has_nine_sections_in_order() -> None:
