@@ -388,7 +388,9 @@ def test_healthz_keeps_answering_while_a_heavy_run_works(tmp_path: Path) -> None
             time.sleep(0.05)
         assert client.get(f"/v1/runs/{rid}").json()["status"] == "succeeded"
         assert polls > 20  # the run took a while: /healthz was asked throughout
-        assert slowest < 3.0, f"/healthz took {slowest:.1f} s while the run worked"
+        # a frozen loop held /healthz ~6 s; a busy one, alone on 2 cores, 0.8-0.9 s (1.6-3.1 s
+        # before issue 28's merges), and up to ~3.1 s with the whole suite beside it
+        assert slowest < 4.5, f"/healthz took {slowest:.1f} s while the run worked"
 
 
 def _interrupted_run(data: Path, run_id: str, starts: int) -> None:
