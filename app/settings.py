@@ -381,9 +381,6 @@ class Settings(BaseSettings, RunOptions):
     def eval_dir_list(self) -> list[Path]:
         return [d.resolve() for d in self.eval_dirs]
 
-    def cors_origin_list(self) -> list[str]:
-        return list(self.cors_origins)
-
     @property
     def runs_path(self) -> Path:
         return self.data_dir / "runs.sqlite"

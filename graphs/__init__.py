@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,10 +66,13 @@ PIPELINES: dict[str, PipelineSpec] = {
 }
 
 
-def state_types() -> tuple[type, ...]:
+def state_types(builders: Iterable[Any] | None = None) -> tuple[type, ...]:
     """Every type any pipeline keeps in graph state (read off each graph's state, input and
-    output schemas): what checkpoints may revive."""
-    schemas = dict.fromkeys(s for spec in PIPELINES.values() for s in spec.build().schemas)
+    output schemas): what checkpoints may revive. `builders`: the pipelines' uncompiled graphs
+    when the caller has built them already (the engine), else built here."""
+    if builders is None:
+        builders = [spec.build() for spec in PIPELINES.values()]
+    schemas = dict.fromkeys(s for builder in builders for s in builder.schemas)
     return checkpoint_types(*schemas)
 
 

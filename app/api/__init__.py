@@ -135,7 +135,7 @@ async def _retention(
 def _middleware(app: FastAPI, settings: Settings) -> None:
     """Body limit, CORS when origins are set, and an access log without query or body."""
     app.add_middleware(BodyLimit, limit=settings.max_request_bytes, timeout=settings.body_timeout)
-    origins = settings.cors_origin_list()
+    origins = list(settings.cors_origins)
     if origins:
         app.add_middleware(
             CORSMiddleware,

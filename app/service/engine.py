@@ -139,12 +139,12 @@ class Engine:
                     financial = await asyncio.to_thread(
                         TranscriptIndex.on_disk, folder, fin, fin.name
                     )
+            builders = {name: spec.build() for name, spec in PIPELINES.items()}
+            allowed = state_types(builders.values())  # off the same builders, built once
             saver = await stack.enter_async_context(
-                checkpointer(settings.database_url, settings.checkpoints_path, state_types())
+                checkpointer(settings.database_url, settings.checkpoints_path, allowed)
             )
-            graphs = {
-                name: spec.build().compile(checkpointer=saver) for name, spec in PIPELINES.items()
-            }
+            graphs = {name: b.compile(checkpointer=saver) for name, b in builders.items()}
             yield cls(settings, models, index, graphs, saver, financial)
 
     def run_context(self, options: RunOptions, control: RunControl | None = None) -> RunContext:
