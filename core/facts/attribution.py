@@ -30,6 +30,7 @@ from core.facts.segments import (
     TOPIC,
     TRANSITION,
     np_segment,
+    segment_after,
 )
 from core.facts.units import fits, signed, unit_of, units, with_volume_unit
 from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, words
@@ -337,8 +338,12 @@ def attribute(
                 )
             )
         )
-        if before_range and fig.start not in highs:
-            got = None  # "7% to 9%" outside an outlook: the second end of a range
+        grew_to = (got is not None and prev is not None and prev.fig is figs[i - 1]
+                   and prev.role == "change" and got.anchor == prev.fig.start)  # fmt: skip
+        if before_range and fig.start not in highs and not grew_to:
+            # "7% to 9%" outside an outlook: the second end of a range (not "increased by $2.3
+            # million to $47.9 million": a change, then the level it reached)
+            got = None
         nxt = figs[i + 1] if i + 1 < len(figs) else None
         if (
             got is not None
@@ -624,7 +629,7 @@ def _bind(
             metric_match = nxt
     # 4. an appositive change of the figure before: ", a year-over-year improvement of $1.8
     #    billion", ", up 9%", "or 7.3%"
-    to_level = False
+    to_level = same_change = False
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         # "$512 million in the quarter, up 21%": the quarter's words are the level's
@@ -635,6 +640,17 @@ def _bind(
         )
         if restated:  # "276 Bcfe or 3 Bcfe per day": the same volume as a rate (its own row)
             to_level = True
+            metric_match = MetricMatch(last.metric, last.fig.start, last.fig.start)
+        elif (
+            last.role == "change"
+            and re.fullmatch(
+                r"[^\d;:()$%]{0,40}?\band\s+by\s+(?:approximately |about |"
+                r"nearly |roughly |almost )?",
+                between,
+            )  # fmt: skip
+        ):  # "increased by $82 million over the previous quarter and by $371 million": the
+            # same metric's change against another base
+            anchor, same_change = last, True
             metric_match = MetricMatch(last.metric, last.fig.start, last.fig.start)
         elif last.role == "change" and re.fullmatch(
             r"\s*(?:(?:year[- ](?:over|on)[- ]year|sequentially|organically|in the quarter|"
@@ -686,8 +702,10 @@ def _bind(
     chg_after = _CHANGE_AFTER.match(right)
     if chg_after is not None and re.match(
         r"\s*(?:by\s+)?(?:approximately |about |nearly |almost |"
-        r"over |more than )?[$€£]?\d",
+        r"over |more than )?(?:[$€£]?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+        r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|a (?:half|quarter))\b)",
         right[chg_after.end() :],
+        re.I,
     ):
         chg_after = None  # "$14.5 billion up 5.8%": the change is the next figure's
     level_to = bool(re.search(r"\bto\s+(?:\w+\s+)?$", gap)) and not re.search(
@@ -763,6 +781,8 @@ def _bind(
         )  # fmt: skip
     ):  # "Revenue is up $640 million or 7.3%": the same change, as a percent
         role, up_down = "change", "down" if anchor.value < 0 else "up"
+    if same_change and anchor is not None:
+        role, up_down = "change", "down" if anchor.value < 0 else "up"
     if to_level:
         role, up_down = "result", None
     elif anchor is not None and role == "result":
@@ -819,7 +839,10 @@ def _bind(
         seg_after = SEGMENT_AFTER.match(sentence, metric_match.end) if (
             metric_match.end <= fig.start) else None  # fmt: skip
         if seg_after is not None and seg_after.end() <= fig.start:
-            segment = segment or seg_after.group("seg")
+            seg_name = segment_after(seg_after)
+            if seg_name is None and segment is None:
+                return None  # "revenue in our largest segment": a part the words do not name
+            segment = segment or seg_name
         if segment is None and opener_seg is not None:
             segment = opener_seg
         if segment is None and geo is not None and ca <= geo.start() < cb and metric.segmentable:
@@ -867,7 +890,8 @@ def _bind(
         return None
     return Attributed(
         fig=fig, metric=metric, role=role, value=value, unit=unit, basis=basis, segment=segment,
-        period=period or None, anchor=anchor.fig.start if anchor is not None else None,
+        period=period or None,
+        anchor=anchor.fig.start if anchor is not None and not same_change else None,
     )  # fmt: skip
 
 

@@ -172,6 +172,7 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
     """Headline figures: company-wide results first, ranked by metric, at most 16 (six of them
     segments); one row per metric, basis, segment and period."""
     rows: list[KeyFigure] = []
+    bases: list[str | None] = []
     context = Context()
     speaker: str | None = None
     was_forward = False
@@ -206,6 +207,9 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
             score += (0.6 if primary.role == "result" else 0.3) + (1.0 - 0.6 * n / total)
             score += 0.3 if is_management(s.turn.speaker) else 0.0
             score -= 0.4 if primary.period.kind not in ("Q", "FY") else 0.0
+            base = _change_base(s.text, primary) if primary.role == "change" else None
+            score += 0.1 if base == "year" else 0.0  # an analyst leads with the annual change
+            bases.append(base)
             rows.append(
                 KeyFigure(
                     metric=primary.metric.name, label=_label(primary), text=shown,
@@ -221,10 +225,35 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
                     sentence=s.text, salience=round(score, 3),
                 )
             )  # fmt: skip
-    return _select(rows)
+    return _select(rows, bases)
 
 
-def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
+# what a change is measured against: "over the previous quarter" / "year-over-year"
+_QUARTER_BASE = re.compile(
+    r"\b(?:sequential(?:ly)?|linked[- ]quarter|(?:previous|prior|last|third|second|first) "
+    r"quarter|quarter[- ]over[- ]quarter)\b",
+    re.IGNORECASE,
+)
+_YEAR_BASE = re.compile(
+    r"\b(?:year[- ](?:over|on)[- ]year|a year ago|(?:prior|last|previous) year|year[- ]ago)\b",
+    re.IGNORECASE,
+)
+
+
+def _change_base(sentence: str, change: Attributed) -> str | None:
+    """ "quarter" or "year": the base a change names in the words up to the next clause."""
+    end = change.fig.start + len(change.fig.text)
+    words = sentence[end : end + 80]  # to the next change: "$82 million or 1.9% over ... and by"
+    words = re.split(r"\band\b|[;:]|,\s+(?:while|but|which)\b", words, maxsplit=1)[0]
+    if _QUARTER_BASE.search(words):
+        return "quarter"
+    return "year" if _YEAR_BASE.search(words) else None
+
+
+def _select(rows: list[KeyFigure], bases: Sequence[str | None]) -> list[KeyFigure]:
+    """At most MAX_KEY_FIGURES by salience, one per metric, basis, segment, period and role
+    (a change against a quarter and one against a year are two)."""
+    base_of = {id(r): b for r, b in zip(rows, bases, strict=True)}
     rows = sorted(rows, key=lambda r: (-r.salience, r.start))
     kept: list[KeyFigure] = []
     seen: set[tuple[object, ...]] = set()
@@ -232,7 +261,8 @@ def _select(rows: list[KeyFigure]) -> list[KeyFigure]:
     segments = 0
     for r in rows:
         rate = bool(re.search(r"\b(?:per|a) (?:day|week|month|quarter|year)$", r.text))
-        key = (r.metric, r.label, r.basis, (r.segment or "").lower(), r.period, r.role, rate)
+        key = (r.metric, r.label, r.basis, (r.segment or "").lower(), r.period, r.role, rate,
+               base_of[id(r)])  # fmt: skip
         if key in seen:
             continue
         if r.segment is None and per_metric.get(r.metric, 0) >= 3:

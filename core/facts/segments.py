@@ -28,6 +28,9 @@ SEGMENT_OPENER = re.compile(
 SEGMENT_NAMED = re.compile(
     r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+|and\s+)?[A-Z&][\w&'’.-]*){0,4})\s+"
     r"(?:segment|business|division|group|unit)\b"
+    # "the San Antonio business cycle index": the economy's business, not a part of the company
+    r"(?!\s+(?i:cycles?|climate|conditions|environment|activity|confidence|sentiment|"
+    r"formation|investment|spending)\b)"
 )
 
 
@@ -71,9 +74,25 @@ COMPANY_CUE = re.compile(
 
 SEGMENT_AFTER = re.compile(
     r"^\s*(?:for|in|from|at|of)\s+(?:our|the)\s+(?P<seg>[\w&'’.-]+(?:\s+[\w&'’.-]+){0,3}?)\s+"
-    r"(?:segment|business|division|unit|group)\b",
+    r"(?:segment|business|division|unit|group)\b"
+    # "in our largest segment, Business & Industry,": the part's name in apposition
+    r"(?:,\s+(?P<name>(?-i:[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|&|and|of))*)),)?",
     re.IGNORECASE,
 )
+# "our largest segment": words that rank a part without naming it
+_RANKING = re.compile(
+    r"(?:(?:second|third)[- ])?(?:largest|biggest|smallest|fastest[- ]growing|main|core|key|"
+    r"other|another|each|every|one)",
+    re.IGNORECASE,
+)
+
+
+def segment_after(m: re.Match[str]) -> str | None:
+    """The part a SEGMENT_AFTER match names: its apposed name, else the words before "segment";
+    None when those only rank it ("our largest segment")."""
+    if m.group("name"):
+        return m.group("name")
+    return None if _RANKING.fullmatch(m.group("seg")) else m.group("seg")
 
 
 def np_segment(

@@ -469,6 +469,49 @@ Our dollar-based net retention rate was 118% in the quarter.
     assert (rows["118%"].metric, rows["118%"].segment) == ("net_retention", None)
 
 
+def test_a_part_in_apposition_a_second_change_and_a_level_reached() -> None:
+    """ "in our largest segment, Business & Industry," names the part; "increased by $82
+    million ... and by $371 million" is a second change of the same metric (a row of its own:
+    against the year, not the quarter); "increased by $2.3 million to $47.9 million" is a change
+    and the level, not a range; "3.76% down nine basis points" is the level; "the business
+    cycle index" is the economy, not a part of the company."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "The Fed's Dallas business Cycle Index grew at a 3.9% rate in September.",
+        "Our net interest margin for the fourth quarter was 3.76%, down nine basis points from "
+        "the prior quarter.",
+        "In the fourth quarter, total loans increased by $82 million or 1.9% over the previous "
+        "quarter and by $371 million or 9.1% year-over-year.",
+        "Net interest income for the fourth quarter increased by $2.3 million to $47.9 million.",
+        "Revenue in our largest segment, Business & Industry, grew 6.7% year-over-year to "
+        "$807.7 million.",
+        "Revenue in our largest segment was $500 million.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    bi = rows["$807.7 million"]
+    assert (bi.metric, bi.segment, bi.role, bi.period) == (
+        "revenue",
+        "Business & Industry",
+        "result",
+        "Q4 2023",
+    )
+    assert bi.change is not None and bi.change.value == 6.7
+    assert "$500 million" not in rows  # "our largest segment" does not say which
+    yoy = rows["$371 million"]
+    assert (yoy.metric, yoy.role, yoy.value) == ("loans", "change", 371e6)
+    assert rows["$82 million"].role == "change"
+    nii = rows["$47.9 million"]
+    assert (nii.metric, nii.role) == ("net_interest_income", "result")
+    assert nii.change is not None and nii.change.value == 2.3e6
+    nim = rows["3.76%"]
+    assert (nim.metric, nim.role, nim.segment, nim.value) == (
+        "net_interest_margin",
+        "result",
+        None,
+        3.76,
+    )
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
