@@ -351,6 +351,10 @@ def attribute(
             and nxt is not None
             and nxt.kind == fig.kind
             and re.fullmatch(r"\s*(?:,|and|, and)\s*", sentence[end : nxt.start])
+            and not (
+                sentence[end : nxt.start].strip() == ","
+                and _CHANGE_AFTER.match(sentence[nxt.start + len(nxt.text) :])
+            )  # "10%, 70 basis points lower": a level, then its change
         ):
             got = None  # "$10 million and $12 million": which is which is not said
         if (
@@ -682,6 +686,13 @@ def _bind(
                 re.IGNORECASE,
             )
             or (re.fullmatch(r"\s*,?\s*(?:up|down)\s+from\s+", between, re.I))
+            or (
+                re.fullmatch(r"\s*,\s*(?:approximately |about |roughly |nearly |almost )?", between)
+                and (after := _CHANGE_AFTER.match(right)) is not None
+                and re.match(
+                    r"\s+(?:than|from|compared|versus|vs\b|over|year)", right[after.end() :]
+                )
+            )  # "10%, 70 basis points lower than the year-ago quarter": its change
         ):
             anchor = last
             metric_match = MetricMatch(last.metric, last.fig.start, last.fig.start)

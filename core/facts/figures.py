@@ -43,7 +43,8 @@ _CASH_METRICS = frozenset(["free_cash_flow", "operating_cash_flow"])
 
 _SAFE_HARBOR = re.compile(
     r"forward-looking statements|safe harbor|private securities litigation|actual results "
-    r"(?:could|may) differ",
+    r"(?:could|may) differ|risks and uncertainties|subject to (?:some |certain |a number of |"
+    r"various )?risks",
     re.IGNORECASE,
 )
 # an outlook over several years, or a rate per year: no single future period to give it

@@ -60,7 +60,10 @@ NOT_SEGMENT = re.compile(
     r"She|There|Here|Everyone|Management|Today|Yesterday|Last|Looking|Importantly|Additionally|"
     r"Overall|Sales|Revenue|Revenues|Earnings|Margins?|Cash|Net|Gross|Operating|Free|Company|"
     r"Q&A|Slide|Slides|Page|Chart|Appendix|COVID|Covid|Board|Analysts?|Investors?|Wall|"
-    r"America|Americans|Yes|No|Thanks|Thank|Good|Great|Well|OK|Okay)\b"
+    r"America|Americans|Yes|No|Thanks|Thank|Good|Great|Well|OK|Okay|"
+    # what a quarter's story is about, not a part of the company: "Volumes decreased due to"
+    r"Volumes?|Results?|Demand|Prices?|Pricing|Costs?|Spreads?|Expenses?|Profits?|Shipments?|"
+    r"Traffic|Growth|Performance|Income|Interest|Inventor(?:y|ies)|Productivity|Inflation)\b"
 )
 
 

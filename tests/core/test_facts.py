@@ -512,6 +512,25 @@ def test_a_part_in_apposition_a_second_change_and_a_level_reached() -> None:
     )
 
 
+def test_a_level_then_its_change_and_results_after_the_safe_harbor() -> None:
+    """ "10%, 70 basis points lower than the year-ago quarter" is a level and its change (not
+    two figures of which neither is said to be which); a safe-harbor sentence ("subject to
+    some risks and uncertainties") opens no outlook, so the results after it count."""
+    text = "\n".join([
+        "Welcome to the Omega first quarter 2023 earnings call.",
+        "These estimates are subject to some risks and uncertainties.",
+        "Revenue is up $640 million or 7.3% against the first quarter last year.",
+        "The operating margin for the entire company was 10%, 70 basis points lower than the "
+        "year-ago quarter.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    rev = rows["$640 million"]
+    assert (rev.metric, rev.role, rev.period) == ("revenue", "change", "Q1 2023")
+    margin = rows["10%"]
+    assert (margin.metric, margin.role, margin.segment) == ("operating_margin", "result", None)
+    assert margin.change is not None and margin.change.value == -70
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
