@@ -183,6 +183,10 @@ def _gap_ok(gap: str, forward: bool = False) -> bool:
     stripped = re.sub(r"\b(?:attributable|available) to (?:common )?(?:(?:share|stock)holders|"
                       r"(?:[A-Z][\w&.'’-]*\s*){1,4})", blank, stripped)  # fmt: skip
     stripped = _GAP_QUALIFIER.sub(blank, stripped)
+    # "improved our leverage ratio by almost half a turn to 2.6 times": a worded change, then
+    # the level the figure states
+    stripped = re.sub(r"\bby\s+(?:[a-z-]+\s+){1,4}(?=to\s+(?:approximately |about |nearly )?$)",
+                      blank, stripped)  # fmt: skip
     for m in reversed(mentions(gap)):
         stripped = stripped[: m.start] + " " + stripped[m.end :]
     stripped = re.sub(r"\bon an? [\w-]+(?: [\w-]+)? basis\b", " ", stripped, flags=re.I)
@@ -452,6 +456,9 @@ _BOUGHT_BACK = re.compile(
     r"nearly )?(?:[\d.,]+\s+(?:million\s+)?shares\s+(?:of (?:our )?(?:common )?stock\s+)?"
     r"(?:for|totaling|worth)\s+|)(?:approximately |about |nearly )?$"
 )
+_INVESTED = re.compile(
+    r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
+)
 _EARNED = re.compile(r"\b(?:we|[A-Z][\w/&.'’-]*)\s+earned\s+(?:approximately |about |nearly )?$")
 
 
@@ -543,6 +550,13 @@ def _bind(
         metric_match = MetricMatch(METRIC_BY_NAME["net_income"], fig.start, fig.start)
     if metric_match is None and unit == "money" and _BOUGHT_BACK.search(sentence, ca, fig.start):
         metric_match = MetricMatch(METRIC_BY_NAME["buyback"], fig.start, fig.start)
+    if (
+        metric_match is None
+        and unit == "money"
+        and _INVESTED.search(sentence, ca, fig.start)
+        and re.match(r"\s+(?:of\s+capital|in\s+capital\s+expenditures?)\b", right)
+    ):  # "we invested $259 million of capital in the quarter": capital expenditures
+        metric_match = MetricMatch(METRIC_BY_NAME["capex"], fig.start, fig.start)
     # 1d. "$1.25 billion of adjusted EBITDA for a margin of 40%": the margin of the money
     #     metric just named
     if metric_match is None and unit == "percent" and _A_MARGIN.search(sentence, ca, fig.start):
@@ -938,7 +952,14 @@ def _figure_period(
                 re.search(r"\bfrom\s+(?:the\s+)?$", sentence[max(0, m.start - 12) : m.start])
             ):
                 own.append(m)
-        elif end <= m.start < min(nxt, cb) and m.start - end <= 60:
+        elif (
+            end <= m.start < min(nxt, cb)
+            and m.start - end <= 60
+            and not re.search(
+                r"\b(?:and|but|while)\s+(?:we\s+)?(?:expect|see|anticipate|plan)",
+                sentence[end : m.start],
+            )  # fmt: skip
+        ):  # not "$259 million in the quarter and expect Q3 to trend lower": another clause
             cue = _COMPARE_BEFORE.search(sentence[end : m.start])
             if cue is None or role == "comparison":
                 after.append(m)

@@ -38,7 +38,8 @@ PAST = re.compile(
     r"\b(?:was|were|began|grew|rose|fell|declined|decreased|increased|delivered|generated|"
     r"reported|posted|achieved|ended|had|came(?: in)?|finished|closed|totaled|totalled|improved|"
     r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
-    r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged)\b",
+    r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged|invested|spent|"
+    r"repaid|deployed)\b",
     re.IGNORECASE,
 )
 

@@ -531,6 +531,23 @@ def test_a_level_then_its_change_and_results_after_the_safe_harbor() -> None:
     assert margin.change is not None and margin.change.value == -70
 
 
+def test_capital_invested_and_a_level_after_a_worded_change() -> None:
+    """ "we invested $259 million of capital in the quarter and expect Q3 to trend lower": the
+    quarter's capital expenditures (the outlook is another clause); "improved our leverage
+    ratio by almost half a turn to 2.6 times": the level, after a change in words."""
+    text = "\n".join([
+        "Welcome to the Omega second quarter 2023 earnings call.",
+        "As planned, we invested $259 million of capital in the quarter and expect Q3 to trend "
+        "lower.",
+        "The solid results further improved our leverage ratio by almost half a turn to 2.6 times.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    capex = rows["$259 million"]
+    assert (capex.metric, capex.role, capex.period) == ("capex", "result", "Q2 2023")
+    lev = rows["2.6"]
+    assert (lev.metric, lev.role, lev.period) == ("leverage", "result", "Q2 2023")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
