@@ -57,7 +57,11 @@ _CHANGE_AFTER = re.compile(
     r"gain)\b",
     re.IGNORECASE,
 )
-_DOWN = re.compile(rf"^(?:{_CHANGE_DOWN}|decline|decrease)$", re.IGNORECASE)
+_DOWN = re.compile(
+    rf"^(?:{_CHANGE_DOWN}|decline|decrease|reduc(?:e|es|ing)|cut(?:ting)?|pay|"
+    r"paying|lowering)$",
+    re.IGNORECASE,
+)
 _COMPARE_BEFORE = re.compile(
     r"\b(?:from|compared (?:to|with)|versus|vs\.?|against|(?<!more )(?<!less )(?<!greater )than|"
     r"relative to|last year's|"
@@ -456,6 +460,12 @@ _BOUGHT_BACK = re.compile(
     r"nearly )?(?:[\d.,]+\s+(?:million\s+)?shares\s+(?:of (?:our )?(?:common )?stock\s+)?"
     r"(?:for|totaling|worth)\s+|)(?:approximately |about |nearly )?$"
 )
+# a change verb before its metric: "reducing debt by", "to grow revenue by"
+_VERB_BEFORE = re.compile(
+    rf"\b({_CHANGE_UP}|{_CHANGE_DOWN}|reduc(?:e|es|ing)|cut(?:ting)?|pay(?:ing)? down|"
+    r"lower(?:ing)?|rais(?:e|ing)|boost(?:ing)?)\s+(?:our |the |its |total |net )?$",
+    re.IGNORECASE,
+)
 _INVESTED = re.compile(
     r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
 )
@@ -565,6 +575,24 @@ def _bind(
             src = named[-1]
             metric_match = MetricMatch(METRIC_BY_NAME[_MARGIN_OF[src.metric.name]], src.start,
                                        src.end)  # fmt: skip
+    growth_after = False
+    # 2a. "6% revenue growth", "13% earnings growth", "a 43% comparable sales increase": the
+    #     metric named right after a percent, with its growth word (before the one before it)
+    if metric_match is None and unit == "percent":
+        lead = re.match(
+            r"^\s*(?:(?:organic|adjusted|reported|total|net|core|diluted|"
+            r"constant[- ]currency|year[- ]over[- ]year)\s+)*",
+            right,
+            re.I,
+        )
+        at = end + (lead.end() if lead else 0)
+        nxt = next((m for m in metrics if m.start == at), None)
+        if nxt is not None and re.match(
+            rf"^\s*(?P<dir>growth|increase|decline|decrease|{_CHANGE_UP}|{_CHANGE_DOWN})\b",
+            sentence[nxt.end : cb],
+            re.I,
+        ):
+            metric_match, growth_after = nxt, True
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start
@@ -580,7 +608,6 @@ def _bind(
             ):  # fmt: skip
                 metric_match = before[-2]  # "the tax rate on core earnings is 25%": the rate
     # 3. the metric after: "$2.7 billion of EBITDA", "a 9% increase in revenue"
-    growth_after = False
     times = re.match(r"^\s*(?:times|x)\s+", right, re.I) if unit == "number" else None
     if metric_match is None and times is not None:  # "1.3 times debt-to-EBITDA"
         metric_match = next((m for m in metrics if m.start == end + times.end()
@@ -615,22 +642,6 @@ def _bind(
             ):  # fmt: skip
                 metric_match = nxt
                 growth_after = moved is not None  # "250 basis points of margin expansion"
-    # 3b. "6% revenue growth", "13% earnings growth", "a 43% comparable sales increase"
-    if metric_match is None and unit == "percent":
-        lead = re.match(
-            r"^\s*(?:(?:organic|adjusted|reported|total|net|core|diluted|"
-            r"constant[- ]currency|year[- ]over[- ]year)\s+)*",
-            right,
-            re.I,
-        )
-        at = end + (lead.end() if lead else 0)
-        nxt = next((m for m in metrics if m.start == at), None)
-        if nxt is not None and re.match(
-            rf"^\s*(?P<dir>growth|increase|decline|decrease|{_CHANGE_UP}|{_CHANGE_DOWN})\b",
-            sentence[nxt.end : cb],
-            re.I,
-        ):
-            metric_match, growth_after = nxt, True
     # 3c. "a 30% tax rate", "a 5.4% non-GAAP operating income rate", "45% adjusted EBITDA
     #     margins": a rate named right after its level
     if metric_match is None and unit == "percent":
@@ -713,6 +724,16 @@ def _bind(
     if metric_match is None:
         return None
     metric = metric_match.metric
+    if (
+        metric.name == "net_income"
+        and prev is not None
+        and prev.metric.name == "eps"
+        and sentence[metric_match.start : metric_match.end].lower() == "earnings"
+        and re.fullmatch(
+            r"[^\d;:]{0,40}?\bor\s+", sentence[prev.fig.start + len(prev.fig.text) : fig.start]
+        )
+    ):  # "$6.35 in core earnings per share or 13% earnings growth": the same per-share earnings
+        metric = prev.metric
     gap = sentence[metric_match.end : fig.start] if anchor is None else sentence[
         anchor.fig.start + len(anchor.fig.text) : fig.start]  # fmt: skip
     # role
@@ -733,7 +754,7 @@ def _bind(
         re.I,
     ):
         chg_after = None  # "$14.5 billion up 5.8%": the change is the next figure's
-    level_to = bool(re.search(r"\bto\s+(?:\w+\s+)?$", gap)) and not re.search(
+    level_to = bool(re.search(r"(?<!\bup )\bto\s+(?:\w+\s+)?$", gap)) and not re.search(
         r"\b(?:compared|relative)\s+to\s+(?:\w+\s+)?$", gap)  # fmt: skip
     if cmp_before is not None and not level_to:
         role = "comparison"
@@ -753,6 +774,16 @@ def _bind(
         role, up_down = "change", verb.group(1)
     elif chg_after is not None:
         role, up_down = "change", chg_after.group("dir")
+    elif (
+        anchor is None
+        and re.fullmatch(r"\s+by\s+(?:up to |approximately |about |nearly |roughly |almost )?", gap)
+        and (
+            verb := _VERB_BEFORE.search(
+                sentence, max(ca, metric_match.start - 30), metric_match.start
+            )
+        )  # fmt: skip
+    ):  # "reducing debt by $4 billion", "grow revenue by 5%": the metric's change
+        role, up_down = "change", verb.group(1)
     elif unit == "bps" and not growth_after:
         return None  # basis points with no direction: not a level, not a known change
     growth_gap = re.search(r"\b(?P<dir>growth|grow|grew|increase|decline|decrease|down)\b",

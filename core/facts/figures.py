@@ -317,8 +317,36 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                 if new_mid != old_mid:
                     return "raised" if new_mid > old_mid else "lowered"
                 return "reaffirmed"
+        than = _THAN_OLD.match(sentence, item.fig.start + len(item.fig.text))
+        if than is not None and _PREVIOUSLY.search(sentence, than.end(), than.end() + 80):
+            # "8% to 9%, which is higher than the 7% to 9% range that we initially expected"
+            old = figures_in(sentence[than.end() :])
+            if old and old[0].start == 0 and old[0].kind == item.fig.kind:
+                old_mid = old[0].value
+                if len(old) > 1 and re.fullmatch(
+                    r"\s*(?:to|-|–)\s*", sentence[than.end() :][len(old[0].text) : old[1].start]
+                ):
+                    old_mid = (old[0].value + old[1].value) / 2
+                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
+                up = than.group("dir").lower() in ("higher", "above", "better", "up")
+                if (new_mid > old_mid) == up and new_mid != old_mid:
+                    return "raised" if up else "lowered"
+    if _RATING.search(sentence):
+        return None  # "upgrading our credit ratings and indicating a stable outlook": an agency's
     found = {d for d, p in _DIRECTIONS if p.search(sentence)}
     return found.pop() if len(found) == 1 else None
+
+
+# a rating agency's outlook is not the company's
+_RATING = re.compile(r"\b(?:credit ratings?|S&P|Moody's|Moody’s|Fitch|rating agenc\w+)\b")
+
+
+_THAN_OLD = re.compile(
+    r"\s*(?:[\w ]{0,30}?)?,?\s*(?:which|that) (?:is|are) (?:slightly |a bit |well )?"
+    r"(?P<dir>higher|above|better|up|lower|below|worse|down) (?:than|from) (?:the |our )?"
+    r"(?:approximately |about )?",
+    re.IGNORECASE,
+)
 
 
 # "$1.10 to $1.30, down from $1.80 to $2.00 previously", "versus our prior guidance of a

@@ -52,9 +52,19 @@ _NOW_EXPECT = re.compile(
 )
 
 
+# a sentence that restates the outlook just given in other terms
+_RESTATES = re.compile(
+    r"^\s*(?:and\s+|so\s+)?(?:this|that)\s+(?:represents|implies|reflects|translates|equates|"
+    r"means|would represent)\b",
+    re.IGNORECASE,
+)
+
+
 def is_forward(text: str, after_forward: bool = False) -> bool:
     """Forward-looking: an outlook's words, or, right after such a sentence, a fragment with no
     verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""
+    if after_forward and _RESTATES.match(text):
+        return True  # "This represents 8% to 9% organic growth, higher than we expected"
     if PAST_EXPECTATION.search(text) and not _NOW_EXPECT.search(text):
         return False  # "better than we expected"; but "we now expect X, above our prior outlook"
     verbless = not PAST.search(text) and not re.search(r"\b(?:is|are|has|have)\b", text, re.I)

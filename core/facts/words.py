@@ -92,6 +92,7 @@ SUBJECT_VERBS = words(
     now continue continues still also again generating delivering producing achieving
     reporting posting recording driving assumes assume assuming includes include expecting
     anticipating projecting targeting guiding forecasting seeing planning
+    reduce reduces reducing cut cutting lower lowering raise raising boost boosting
     """
 )
 

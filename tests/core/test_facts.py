@@ -548,6 +548,37 @@ def test_capital_invested_and_a_level_after_a_worded_change() -> None:
     assert (lev.metric, lev.role, lev.period) == ("leverage", "result", "Q2 2023")
 
 
+def test_outlooks_restated_reduced_by_and_an_agencys_outlook() -> None:
+    """ "This represents 8% to 9% organic revenue growth, which is higher than the 7% to 9%
+    range that we initially expected": the outlook restated, raised; "$6.35 in core earnings
+    per share or 13% earnings growth": per-share growth; "reduce debt by up to $4 billion":
+    a change, down; an agency "upgrading our credit ratings and indicating a stable outlook"
+    says nothing about the company's outlook."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "For the full year 2024, we anticipate revenue of $13.5 billion to $13.7 billion.",
+        "This represents 8% to 9% organic revenue growth, which is higher than the 7% to 9% "
+        "range that we initially expected.",
+        "For fiscal 2024, we expect $6.35 in core earnings per share or 13% earnings growth year "
+        "on year.",
+        "In July, S&P upgraded our credit ratings and indicated a stable outlook.",
+        "We expect continued progress on our goal to reduce debt by up to $4 billion during 2024.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    organic = items["8% to 9%"]
+    assert (organic.metric, organic.basis, organic.role, organic.period, organic.direction) == (
+        "revenue",
+        "organic",
+        "change",
+        "FY 2024",
+        "raised",
+    )
+    eps = items["13%"]
+    assert (eps.metric, eps.role, eps.period) == ("eps", "change", "FY 2024")
+    debt = items["$4 billion"]
+    assert (debt.metric, debt.role, debt.low, debt.direction) == ("debt", "change", -4e9, None)
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
