@@ -839,6 +839,17 @@ def _bind(
         role, up_down = "change", "down" if anchor.value < 0 else "up"
     if same_change and anchor is not None:
         role, up_down = "change", "down" if anchor.value < 0 else "up"
+    if (
+        role == "change"
+        and unit == "money"
+        and anchor is None
+        and last is not None
+        and last.role == "change"
+        and last.unit == "percent"
+        and last.metric is metric
+        and not re.search(r"\bor\b|[,;]", sentence[last.fig.start + len(last.fig.text) : fig.start])
+    ):  # "6% to 8% earnings per share growth of $3 to $3.06": the growth, then the level
+        role, up_down = "result", None
     if to_level:
         role, up_down = "result", None
     elif anchor is not None and role == "result":

@@ -51,7 +51,8 @@ _SAFE_HARBOR = re.compile(
 _MULTI_YEAR = re.compile(
     r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\b(?:per|a|each|every) year\b"
     r"(?![- ](?:over|on|ago|earlier|later|end)\b)|"
-    r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b",
+    r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b|\blong[- ]range\b|"
+    r"\bevergreen\b|\b(?:financial|growth|earnings) (?:algorithm|model)\b",
     re.IGNORECASE,
 )
 _RESULTS_ONLY = re.compile(r"\b(?:year[- ]to[- ]date|ytd|trailing|so far this year)\b", re.I)
@@ -435,6 +436,24 @@ def _basis_stated_elsewhere(
     return item
 
 
+# a sentence that opens the outlook, for a stated period: "Okay, moving to the 2021 outlook.",
+# "So here's a detailed outlook for 2021."
+_OUTLOOK_HEADING = re.compile(
+    r"^(?:(?:okay|ok|so|now|and),?\s+)*(?:(?:moving|turning|switching|shifting|let me turn|let's "
+    r"turn|let me move|I'll turn|I will turn)\s+(?:now\s+)?(?:on\s+)?to\s+|here's\s+|here is\s+|"
+    r"let's (?:talk about|look at)\s+)(?:our\s+|the\s+|a\s+|an\s+)?(?:[\w'’-]+\s+){0,3}"
+    r"(?:outlook|guidance)\b",
+    re.IGNORECASE,
+)
+# how long an outlook section lasts without a past-tense sentence or another topic
+_HEADING_LIFE = 12
+_TOPIC_TURN = re.compile(
+    r"^(?:(?:okay|ok|so|now|and),?\s+)*(?:(?:moving|turning|switching|shifting|let me turn|let's "
+    r"turn)\s+(?:now\s+)?(?:on\s+)?to\b|here's\s+|here is\s+)",
+    re.IGNORECASE,
+)
+
+
 def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem]:
     """Forward-looking figures and ranges bound to a metric and a future period, management's:
     the ones that weigh most (headline metrics, company-wide, a stated direction), in the order
@@ -445,14 +464,30 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
     recent: list[Sentence] = []
     was_forward = False
     carried_next: Direction | None = None
+    heading: Sentence | None = None  # "Okay, moving to the 2021 outlook.": its sentences follow
+    heading_age = 0
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
-            carried_next = None
+            carried_next, heading = None, None
         if not _eligible(s):
             continue
         forward = is_forward(s.text, was_forward)
         was_forward = is_forward(s.text)
+        if _OUTLOOK_HEADING.search(s.text) and not figures_in(s.text):
+            heading = s if _outlook_period(s, [], call) is not None else None
+            heading_age = 0
+        elif heading is not None:
+            heading_age += 1
+            if heading_age > _HEADING_LIFE or _TOPIC_TURN.search(s.text):
+                heading = None
+            elif not forward and not PAST.search(s.text):
+                # "Gross margin is up 50 basis points.", in the section the heading opened: its
+                # outlook, for the heading's period
+                forward = True
+                recent = [heading]
+            if heading is not None and forward and heading not in recent:
+                recent = [heading, *recent]  # the section's period, after any nearer one
         said = carried_next
         # "Our expectations remain unchanged." with no figure: the direction of the outlook
         # stated in the next sentence
@@ -460,7 +495,10 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         carried = said
         if not forward:
             attribute(s.text, call, context)  # keeps the segment context current
-            recent = (recent + [s])[-4:] if forward or PAST_EXPECTATION.search(s.text) else []
+            sets_up = not figures_in(s.text) and _outlook_period(s, [], call) is not None
+            # "And in 2021, it is no different.": a future period the next outlook speaks of
+            recent = (recent + [s])[-4:] if (forward or sets_up or PAST_EXPECTATION.search(
+                s.text)) else []  # fmt: skip
             continue
         found = [a for a in attribute(s.text, call, context, forward=True) if a.forward]
         if _MULTI_YEAR.search(s.text):

@@ -579,6 +579,31 @@ def test_outlooks_restated_reduced_by_and_an_agencys_outlook() -> None:
     assert (debt.metric, debt.role, debt.low, debt.direction) == ("debt", "change", -4e9, None)
 
 
+def test_an_outlook_section_opened_by_a_heading() -> None:
+    """After "Okay, moving to the 2024 outlook.", present-tense figures are that outlook's
+    ("Gross margin is up 50 basis points."), until another topic; an evergreen model is no
+    single year's; "6% to 8% earnings per share growth of $3 to $3.06" is the growth, then
+    the level."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "Okay, moving to the 2024 outlook.",
+        "Gross margin is up 50 basis points.",
+        "Remember, last year we were exiting the private label business.",
+        "6% to 8% earnings per share growth of $3 to $3.06 is the outlook.",
+        "Your evergreen model is 9% earnings per share growth.",
+        "Okay, here's a track record of our sales over the last 10 years.",
+        "Operating margin is up 30 basis points.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    gm = items["50 basis points"]
+    assert (gm.metric, gm.role, gm.low, gm.period) == ("gross_margin", "change", 50, "FY 2024")
+    assert (items["6% to 8%"].role, items["6% to 8%"].period) == ("change", "FY 2024")
+    level = items["$3 to $3.06"]
+    assert (level.metric, level.role, level.low, level.high) == ("eps", "result", 3, 3.06)
+    assert "9%" not in items  # the long-term model's
+    assert "30 basis points" not in items  # after the section, not an outlook
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
