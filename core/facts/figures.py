@@ -51,8 +51,12 @@ _SAFE_HARBOR = re.compile(
 _MULTI_YEAR = re.compile(
     r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\b(?:per|a|each|every) year\b"
     r"(?![- ](?:over|on|ago|earlier|later|end)\b)|"
-    r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b|\blong[- ]range\b|"
-    r"\bevergreen\b|\b(?:financial|growth|earnings) (?:algorithm|model)\b",
+    r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b|\blong[- ]range\b",
+    re.IGNORECASE,
+)
+# a long-term model's figure ("your evergreen model is 8% EPS growth"), in its clause
+_MODEL = re.compile(
+    r"\bevergreen\b|\b(?:financial|growth|earnings|long[- ]term) (?:algorithm|model|framework)\b",
     re.IGNORECASE,
 )
 _RESULTS_ONLY = re.compile(r"\b(?:year[- ]to[- ]date|ytd|trailing|so far this year)\b", re.I)
@@ -511,6 +515,8 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
             if _RESULTS_ONLY.search(s.text, max(ca, a.fig.start - 80), min(cb, a.fig.start + 60)):
                 continue  # "year-to-date revenue of $X": a result
+            if _MODEL.search(s.text, ca, cb):
+                continue  # a long-term model's, for no single year
             direction = _direction(s.text, a) or carried
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:

@@ -41,7 +41,7 @@ FORWARD_CONNECT = CONNECT | words(
     reaffirmed reiterating reiterate maintaining maintain updated updating narrowing
     narrowed initial initiating providing provide expectations being look looking estimated
     forecasted targeted guided planned currently it this go expand improve contract
-    compress widen narrow
+    compress widen narrow expansion contraction
     """
 )
 
