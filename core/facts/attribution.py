@@ -636,8 +636,11 @@ def _bind(
                 prev is not None and i > 0 and prev.fig is figs[i - 1])  # fmt: skip
             moved = re.match(rf"^\s*(?:{_CHANGE_UP}|{_CHANGE_DOWN})\b", tail, re.I) if (
                 unit in ("bps", "percent")) else None  # fmt: skip
-            on_up = verb is not None and verb.group(1).lower() in ("up", "down") and bool(
-                re.match(r"\s*on\b", right))  # "we're up 100 basis points on operating margin"
+            on_up = (
+                verb is not None
+                and verb.group(1).lower() in ("up", "down")
+                and bool(re.match(r"\s*on\b", right))
+            )  # "we're up 100 basis points on operating margin"
             if nxt is not None and (verb is None or verb.group(1).lower() in OBJECT_VERBS
                                     or listed or on_up) and (  # fmt: skip
                 _AFTER_METRIC.match(tail) or moved

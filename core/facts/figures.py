@@ -25,7 +25,7 @@ from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
 from core.facts.units import with_volume_unit
 
-MAX_KEY_FIGURES = 16
+MAX_KEY_FIGURES = 20
 _INCOME_METRICS = frozenset(
     [
         "eps",
@@ -175,7 +175,7 @@ def _comparison_words(change: StatedFigure | None, prior: StatedFigure | None) -
 
 
 def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure]:
-    """Headline figures: company-wide results first, ranked by metric, at most 16 (six of them
+    """Headline figures: company-wide results first, ranked by metric, at most 20 (six of them
     segments); one row per metric, basis, segment and period."""
     rows: list[KeyFigure] = []
     bases: list[str | None] = []

@@ -39,7 +39,8 @@ PAST = re.compile(
     r"reported|posted|achieved|ended|had|came(?: in)?|finished|closed|totaled|totalled|improved|"
     r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
     r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged|invested|spent|"
-    r"repaid|deployed)\b",
+    r"repaid|deployed|equated|equaled|amounted|stood|landed|climbed|jumped|dropped|slipped|"
+    r"accelerated|decelerated|expanded|contracted|narrowed|widened)\b",
     re.IGNORECASE,
 )
 

@@ -604,6 +604,18 @@ def test_an_outlook_section_opened_by_a_heading() -> None:
     assert "30 basis points" not in items  # after the section, not an outlook
 
 
+def test_results_said_with_equated_right_after_an_outlook() -> None:
+    """ "equated to" is a past result: right after an outlook sentence it is still a row."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "We expect loan growth to continue into 2024.",
+        "Net interest income in the fourth quarter equated to $107 million.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    nii = rows["$107 million"]
+    assert (nii.metric, nii.role, nii.period) == ("net_interest_income", "result", "Q4 2023")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
