@@ -126,6 +126,9 @@ class Context:
 
     segment: str | None = None
     segment_age: int = 0
+    segment_heading: bool = (
+        False  # named by a sentence of no figures: "... our Technology segment."
+    )
     period: Period | None = None  # the period the last sentences stated
     period_age: int = 0
 
@@ -312,6 +315,17 @@ def attribute(
         context.segment = None  # three sentences without naming it: no longer under discussion
     if opener_seg is not None:
         context.segment, context.segment_age = opener_seg, 0
+    if context.segment_age == 0:
+        context.segment_heading = bool(
+            context.segment is not None
+            and context.segment != UNNAMED_SEGMENT
+            and not [
+                f
+                for f in units(sentence, False)[0]
+                if not _SLIDE.search(sentence, max(0, f.start - 12), f.start)
+            ]  # fmt: skip
+            and re.search(r"\b(?:segments?|business|division)\b", sentence, re.I)
+        )
     if len(sentence) > MAX_SENTENCE:
         return []  # no spoken sentence is that long: a table or a paste, not attributable
     figs, highs, worded = units(sentence, forward)
@@ -466,6 +480,12 @@ _VERB_BEFORE = re.compile(
     r"lower(?:ing)?|rais(?:e|ing)|boost(?:ing)?)\s+(?:our |the |its |total |net )?$",
     re.IGNORECASE,
 )
+_CAUSE_BEFORE = re.compile(
+    r"\b(?:drove|driven|resulted in|resulting in|pushed|lifted)\s+(?:(?:the|our|a|its|first|second|"
+    r"third|fourth|quarter|quarterly|record)\s+)*$",
+    re.IGNORECASE,
+)
+_SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
 _INVESTED = re.compile(
     r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
 )
@@ -905,6 +925,15 @@ def _bind(
     else:
         found_seg = np_segment(sentence, metric_match.start, company_words, metric.name) if (
             metric_match.end > metric_match.start) else None  # fmt: skip
+        if (
+            found_seg is False
+            and context.segment_heading
+            and context.segment_age <= 1
+            and metric.segmentable
+            and _CAUSE_BEFORE.search(sentence, max(0, metric_match.start - 40), metric_match.start)
+        ):  # "... our Technology segment. Licensing drove third quarter EBITDA to $155 million":
+            # what drove the part's EBITDA, right after a heading naming the part
+            found_seg = context.segment
         if found_seg is False:
             return None
         segment = found_seg if isinstance(found_seg, str) else None
@@ -933,6 +962,15 @@ def _bind(
         )
         if segment is None and its is not None and prev is not None and prev.segment:
             segment = prev.segment  # "FPL's capex was $1.5 billion, and we expect its ..."
+        if (
+            segment is None
+            and context.segment is not None
+            and context.segment_heading
+            and context.segment_age <= 1
+            and metric.segmentable
+        ):  # "... the performance of our Technology segment. Licensing drove EBITDA to $155
+            # million": the sentence after a heading that names the part speaks of it
+            segment = context.segment
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure
     # basis: words of the clause up to the figure (and "on an adjusted basis" after it)

@@ -194,7 +194,7 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
         outlook_age = 0 if was_forward else outlook_age + 1
         found = attribute(s.text, call, context, forward=forward and not _RESULTS_ONLY.search(
             s.text))  # fmt: skip
-        if outlook_age <= 3 and not PAST.search(s.text):
+        if outlook_age <= 3 and not PAST.search(s.text) and not _names_the_call(s.text, call):
             continue  # in the outlook, a sentence with no past tense may be more outlook
         for group in _groups([a for a in found if not a.forward]):
             primary = next((a for a in group if a.role == "result"), group[0])
@@ -254,6 +254,13 @@ def _change_base(sentence: str, change: Attributed) -> str | None:
     if _QUARTER_BASE.search(words):
         return "quarter"
     return "year" if _YEAR_BASE.search(words) else None
+
+
+def _names_the_call(text: str, call: CallIdentity) -> bool:
+    """The sentence names the call's own period ("organic growth of 3% in the quarter") and
+    no other: its figures are results, whatever tense it is in."""
+    found = {resolve(m, call.period) for m in mentions(text) if not m.is_base}
+    return call.period is not None and found == {call.period}
 
 
 def _select(rows: list[KeyFigure], bases: Sequence[str | None]) -> list[KeyFigure]:

@@ -616,6 +616,37 @@ def test_results_said_with_equated_right_after_an_outlook() -> None:
     assert (nii.metric, nii.role, nii.period) == ("net_interest_income", "result", "Q4 2023")
 
 
+def test_a_segment_heading_and_results_in_the_present_tense_after_an_outlook() -> None:
+    """Right after a sentence of no figures that names a segment, what "drove" EBITDA is that
+    segment's; a present-tense sentence right after an outlook is a result when it names the
+    call's own quarter."""
+    text = "\n".join([
+        "Welcome to the Delta third quarter 2021 earnings call.",
+        "Let's begin the segment discussions on slide 10 with the performance of our Technology "
+        "segment.",
+        "Increased licensing revenue drove third quarter EBITDA to a record $155 million, $63 "
+        "million higher than the prior quarter.",
+        "We expect licensing to stay strong next year.",
+        "Our Capital Markets segment continues to exceed expectations with organic growth of 3% in "
+        "the quarter.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    tech = rows["$155 million"]
+    assert (tech.metric, tech.segment, tech.role, tech.period) == (
+        "ebitda",
+        "Technology",
+        "result",
+        "Q3 2021",
+    )
+    cm = rows["3%"]
+    assert (cm.metric, cm.segment, cm.role, cm.period) == (
+        "revenue",
+        "Capital Markets",
+        "change",
+        "Q3 2021",
+    )
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
