@@ -338,6 +338,7 @@ def attribute(
     last: Attributed | None = None
     prev: Attributed | None = None
     cued = bool(FORWARD.search(sentence))
+    paired = _respectively(sentence, figs, metrics)
     for i, fig in enumerate(figs):
         end = fig.start + len(fig.text)
         ca, cb = clause_bounds(sentence, fig.start, end)
@@ -347,7 +348,7 @@ def attribute(
             or (bool(FORWARD.search(sentence[ca:cb])) and not PAST.search(sentence[ca:cb]))
         )
         got = _bind(sentence, fig, i, figs, metrics, period_words, (ca, cb), last, prev, call,
-                    company_words, opener_seg, context, fw, geo)  # fmt: skip
+                    company_words, opener_seg, context, fw, geo, paired)  # fmt: skip
         if got is not None and fw:
             got = replace(got, forward=True)
         before_range = (
@@ -370,6 +371,7 @@ def attribute(
         if (
             got is not None
             and got.anchor is None
+            and fig.start not in paired
             and nxt is not None
             and nxt.kind == fig.kind
             and re.fullmatch(r"\s*(?:,|and|, and)\s*", sentence[end : nxt.start])
@@ -398,6 +400,46 @@ def attribute(
             if got.role != "comparison":
                 last = got
     _remember_period(sentence, period_words, call, context, forward)
+    return out
+
+
+def _respectively(
+    sentence: str, figs: Sequence[Figure], metrics: Sequence[MetricMatch]
+) -> dict[int, MetricMatch]:
+    """ "A and B were $X and $Y, respectively": each figure's metric, in order; {} when the
+    sentence has no such list or the counts differ."""
+    out: dict[int, MetricMatch] = {}
+    for r in re.finditer(r",?\s+respectively\b", sentence):
+        listed: list[Figure] = []
+        for f in reversed([f for f in figs if f.start + len(f.text) <= r.start()]):
+            end = f.start + len(f.text)
+            tail = sentence[end : (listed[0].start if listed else r.start())]
+            if listed and not re.fullmatch(
+                r"(?:\s+[a-z ]{0,20})?\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
+                r"(?:approximately |about |roughly |an? )?",
+                tail,
+            ):
+                break  # fmt: skip
+            if not listed and not re.fullmatch(r"(?:\s+[\w ]{0,25})?", tail):
+                break
+            listed.insert(0, f)
+        if len(listed) < 2:
+            continue
+        before = [m for m in metrics if m.end <= listed[0].start]
+        names: list[MetricMatch] = []
+        for m in reversed(before):
+            if names and not re.fullmatch(
+                r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:(?:the|our|its|adjusted|gaap|non-gaap|core|"
+                r"total|net|organic|diluted)\s+)*",
+                sentence[m.end : names[0].start],
+                re.I,
+            ):
+                break  # fmt: skip
+            names.insert(0, m)
+            if len(names) == len(listed):
+                break
+        if len(names) == len(listed):
+            out.update({f.start: m for f, m in zip(listed, names, strict=True)})
     return out
 
 
@@ -543,6 +585,7 @@ def _bind(
     context: Context,
     forward: bool,
     geo: re.Match[str] | None,
+    paired: dict[int, MetricMatch] | None = None,
 ) -> Attributed | None:
     ca, cb = clause
     end = fig.start + len(fig.text)
@@ -556,8 +599,13 @@ def _bind(
     prev_fig_end = max((f.start + len(f.text) for f in figs[:i]), default=0)
     metric_match: MetricMatch | None = None
     anchor: Attributed | None = None
+    # 0. "adjusted earnings and adjusted EPS were $1.48 billion and $0.75 per share,
+    #    respectively": the metrics in the order of the figures
+    pair = (paired or {}).get(fig.start)
+    if pair is not None:
+        metric_match = pair
     # 1. per share: "$5.25 per share of earnings", "$0.79 per diluted share"
-    if _PER_SHARE_AFTER.match(right):
+    if metric_match is None and _PER_SHARE_AFTER.match(right):
         near = sentence[max(ca, fig.start - 60) : fig.start]
         if re.search(r"dividend", near, re.I):
             metric_match = MetricMatch(METRIC_BY_NAME["dividend"], fig.start, fig.start)
@@ -862,6 +910,14 @@ def _bind(
         )  # fmt: skip
     ):  # "Revenue is up $640 million or 7.3%": the same change, as a percent
         role, up_down = "change", "down" if anchor.value < 0 else "up"
+    if (
+        pair is not None
+        and prev is not None
+        and prev.fig.start in (paired or {})
+        and prev.fig.start < fig.start
+    ):  # "increasing 9% and 125%, respectively": the second as the first
+        role = prev.role
+        up_down = None if role != "change" else ("down" if prev.value < 0 else "up")
     if same_change and anchor is not None:
         role, up_down = "change", "down" if anchor.value < 0 else "up"
     if (
@@ -981,6 +1037,10 @@ def _bind(
     qualifier = _QUALIFIER_AFTER.match(sentence[max(end, metric_match.end) : cb])
     basis_text = sentence[lo : max(end, metric_match.end)] + " " + (
         qualifier.group(0) if qualifier else "")  # fmt: skip
+    if pair is not None:  # "adjusted earnings and adjusted EPS were ..., respectively"
+        head = sentence[max(ca, pair.start - 30) : pair.start]
+        head = re.split(r"\band\b|,", head)[-1]
+        basis_text = head + sentence[pair.start : pair.end]
     opening = _BASIS_OPENING.match(sentence)
     if opening is not None:
         basis_text = opening.group(0) + " " + basis_text

@@ -66,6 +66,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for name, p in (
         # "fiscal 2022 third quarter", "fiscal '22 first-quarter"
         ("fq", rf"\b(?:fiscal|fy)\s*(?:year\s+)?(?P<y>{_FYEAR})\s+(?P<o>{_ORD_RE})[- ]quarter\b"),
+        # "NextEra Energy's 2021 third quarter adjusted earnings"
+        ("fq", rf"(?<![$\d.,])\b(?P<y>(?:19|20)\d{{2}})\s+(?P<o>{_ORD_RE})[- ]quarter\b"),
         # "the third quarter of fiscal 2021", "first-quarter fiscal 2022", "fourth quarter 2020"
         (
             "q",

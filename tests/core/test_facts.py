@@ -647,6 +647,21 @@ def test_a_segment_heading_and_results_in_the_present_tense_after_an_outlook() -
     )
 
 
+def test_figures_listed_respectively_and_a_year_before_its_quarter() -> None:
+    """ "adjusted earnings and adjusted earnings per share were $1.48 billion and $0.75 per
+    share, respectively": each figure its own metric and basis; "2021 third quarter" is one
+    period, Q3 2021 (not the year and a quarter that disagree)."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter 2021 earnings call.",
+        "Omega's 2021 third quarter adjusted earnings and adjusted earnings per share were $1.48 "
+        "billion and $0.75 per share, respectively.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    ni, eps = rows["$1.48 billion"], rows["$0.75"]
+    assert (ni.metric, ni.basis, ni.period) == ("net_income", "adjusted", "Q3 2021")
+    assert (eps.metric, eps.basis, eps.period) == ("eps", "adjusted", "Q3 2021")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
