@@ -397,10 +397,43 @@ def attribute(
                                                got.value), qualitative=fig.start
                               in worded)  # fmt: skip
             out.append(got)
+            twin = _joint_metric(sentence, got, metrics, call)
+            if twin is not None:
+                out.append(twin)
+            if got.segment is not None and _BOTH in got.segment:
+                first_seg, second_seg = got.segment.split(_BOTH)
+                got = replace(got, segment=first_seg)
+                out[-1 if twin is None else -2] = got
+                out.append(replace(got, segment=second_seg))
             if got.role != "comparison":
                 last = got
     _remember_period(sentence, period_words, call, context, forward)
     return out
+
+
+def _joint_metric(
+    sentence: str, got: Attributed, metrics: Sequence[MetricMatch], call: CallIdentity
+) -> Attributed | None:
+    """ "both gross profit margins and core operating margins to improve 30 basis points": the
+    one figure is each metric's; the copy for the first one named."""
+    own = [m for m in metrics if m.metric is got.metric and m.end <= got.fig.start]
+    if not own or got.anchor is not None:
+        return None
+    named = own[-1]
+    if not _gap_ok(sentence[named.end : got.fig.start], got.forward or True):
+        return None
+    first = next((m for m in metrics if m.end < named.start and re.fullmatch(
+        r"\s+and\s+(?:(?:our|the|its|core|adjusted|non-gaap|gaap|total)\s+)*",
+        sentence[m.end : named.start], re.I)), None)  # fmt: skip
+    if first is None or first.metric.level != got.metric.level or first.metric is got.metric:
+        return None
+    if not fits(
+        first.metric, got.unit, got.role, got.fig, sentence[got.fig.start + len(got.fig.text) :]
+    ):
+        return None
+    head = re.split(r"\band\b|,", sentence[max(0, first.start - 30) : first.start])[-1]
+    basis = _basis(head + sentence[first.start : first.end], first.metric, got.role, call)
+    return replace(got, metric=first.metric, basis=basis)
 
 
 def _respectively(
@@ -482,10 +515,12 @@ def _remember_period(
 
 _SEG_NAME = r"[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&'’.-]*){0,3}"
 _SEG_GROWS = re.compile(
-    rf"(?:^\s*|\bexpect\s+(?:the\s+|our\s+)?|,\s+(?:and\s+)?)(?P<seg>{_SEG_NAME})(?:\s+"
+    rf"(?:^\s*|\bexpect\s+(?:the\s+|our\s+)?|,\s+(?:and\s+)?)(?P<seg>{_SEG_NAME})"
+    rf"(?:\s+and\s+(?P<seg2>{_SEG_NAME}))?(?:\s+"
     r"(?:segment|business|division))?\s+to\s+(?:now\s+|also\s+)?(?:grow|increase|decline|"
     r"be (?:down|up)|accelerate (?:in)?to(?: the)?)\s+(?:by\s+)?(?:approximately |about |around )?$"
 )
+_BOTH = " \x1f "  # joins the two parts of a subject ("A and B to grow 7%"): one row each
 _SEG_NEXT = re.compile(rf",\s+(?:and\s+)?(?P<seg>{_SEG_NAME})\s+(?:approximately |about )?$")
 
 
@@ -557,16 +592,19 @@ def _segment_growth(
             between) < 60 and not re.search(r"\d", between) else None  # fmt: skip
     if found is None:
         return None
-    seg = found.group("seg").strip()
-    words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
-    if (
-        NOT_SEGMENT.match(seg)
-        or words <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
-        or mentions(seg)
-        or metric_matches(seg)
-    ):
-        return None
-    return seg
+    segs = [found.group("seg").strip()]
+    if "seg2" in found.groupdict() and found.group("seg2"):
+        segs.append(found.group("seg2").strip())  # "Cardiovascular and Medical Surgical to grow"
+    for seg in segs:
+        words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
+        if (
+            NOT_SEGMENT.match(seg)
+            or words <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
+            or mentions(seg)
+            or metric_matches(seg)
+        ):
+            return None
+    return _BOTH.join(segs)
 
 
 def _bind(

@@ -436,9 +436,11 @@ def _basis_stated_elsewhere(
                 continue
             lead = s.text[max(0, at - 80) : at]
             named = metric.search(lead)
-            if named is not None and ADJUSTED_WORDS.search(lead[max(0, named.start() - 25) :]):
+            # the words of the metric's own name ("adjusted EPS"), not of another metric after it
+            words = lead[max(0, named.start() - 25) : named.end()] if named is not None else ""
+            if named is not None and ADJUSTED_WORDS.search(words):
                 bases.add("adjusted")
-            elif named is not None and GAAP_WORDS.search(lead[max(0, named.start() - 25) :]):
+            elif named is not None and GAAP_WORDS.search(words):
                 bases.add("gaap")
     if bases == {"adjusted"}:
         label = item.label if item.label.isupper() else item.label[0].lower() + item.label[1:]

@@ -662,6 +662,24 @@ def test_figures_listed_respectively_and_a_year_before_its_quarter() -> None:
     assert (eps.metric, eps.basis, eps.period) == ("eps", "adjusted", "Q3 2021")
 
 
+def test_one_figure_for_two_metrics_or_two_segments() -> None:
+    """ "both gross profit margins and core operating margins to improve 30 basis points": one
+    outlook per metric (the core one adjusted, the gross one not); "Cardiovascular and Medical
+    Surgical to grow 7.5% to 8.5%": one per segment."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "For fiscal 2024, we expect both gross profit margins and core operating margins to "
+        "improve 30 basis points over the prior year.",
+        "By segment, for fiscal 2024 we expect Neurosciences to grow 9% to 10%, Cardiovascular "
+        "and Medical Surgical to grow 7.5% to 8.5%.",
+    ])  # fmt: skip
+    items = call_facts(parse_transcript(text)).guidance
+    bps = {(g.metric, g.basis) for g in items if g.text == "30 basis points"}
+    assert bps == {("gross_margin", None), ("operating_margin", "adjusted")}
+    parts = {g.segment for g in items if g.text == "7.5% to 8.5%"}
+    assert parts == {"Cardiovascular", "Medical Surgical"}
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
