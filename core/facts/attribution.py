@@ -562,6 +562,12 @@ _CAUSE_BEFORE = re.compile(
     r"third|fourth|quarter|quarterly|record)\s+)*$",
     re.IGNORECASE,
 )
+_MARGINS_LISTED = re.compile(
+    r"\b(?P<dir>improvement|expansion|increase|decline|contraction|compression|improved|expanded|"
+    r"increased|declined|contracted)s?\s+(?:in\s+)?(?:our\s+|the\s+)?(?:[\w-]+\s+)?margins?\s*[,:]"
+    r"\s*(?:with\s+)?$",
+    re.IGNORECASE,
+)
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
 _INVESTED = re.compile(
     r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
@@ -895,6 +901,22 @@ def _bind(
         )  # fmt: skip
     ):  # "reducing debt by $4 billion", "grow revenue by 5%": the metric's change
         role, up_down = "change", verb.group(1)
+    elif unit == "bps" and (
+        listing := _MARGINS_LISTED.search(sentence, max(0, fig.start - 90), fig.start)
+    ):  # "improvement in our margins, 360 basis points on gross margin"
+        role, up_down = "change", listing.group("dir")
+    elif (
+        unit == "bps"
+        and prev is not None
+        and i > 0
+        and prev.fig is figs[i - 1]
+        and prev.role == "change"
+        and prev.unit == "bps"
+        and re.fullmatch(
+            r"[^\d;:]*?,?\s+and\s+", sentence[prev.fig.start + len(prev.fig.text) : fig.start]
+        )
+    ):  # "... 360 basis points on gross margin and 470 basis points on operating margin"
+        role, up_down = "change", "down" if prev.value < 0 else "up"
     elif unit == "bps" and not growth_after:
         return None  # basis points with no direction: not a level, not a known change
     growth_gap = re.search(r"\b(?P<dir>growth|grow|grew|increase|decline|decrease|down)\b",
@@ -981,9 +1003,21 @@ def _bind(
         re.I,
     ):
         return None
-    if unit == "percent" and metric.level in ("money", "per_share") and role != "change":
+    expense_rate = (
+        metric.name == "expenses"
+        and unit == "percent"
+        and role == "result"
+        and re.match(r"\s*(?:$|[,.;]|of (?:net )?(?:sales|revenues?)\b|in the quarter\b)", right)
+        is not None
+    )  # "Adjusted SG&A expense was 44.3%": expenses as a percent of sales, its usual measure
+    if (
+        unit == "percent"
+        and metric.level in ("money", "per_share")
+        and role != "change"
+        and not expense_rate
+    ):
         return None  # "40% of revenue" is a share; a percent of a money metric must be a change
-    if not fits(metric, unit, role, fig, sentence[end:]):
+    if not expense_rate and not fits(metric, unit, role, fig, sentence[end:]):
         return None
     # sign
     value = fig.value * (100 if unit == "bps" else 1)

@@ -681,6 +681,44 @@ def test_one_figure_for_two_metrics_or_two_segments() -> None:
     assert parts == {"Cardiovascular", "Medical Surgical"}
 
 
+def test_margin_changes_in_lists_and_an_expense_rate() -> None:
+    """ "improvement in our margins, 360 basis points on gross margin and 470 basis points on
+    operating margin": two margin changes; "operating profit margin expansion of 100 basis
+    points" and "up 100 basis points on operating margin" in an outlook; "Adjusted SG&A expense
+    was 44.3%": expenses as a percent of sales (not a share of revenue)."""
+    text = "\n".join([
+        "Welcome to the Omega second quarter fiscal 2022 earnings call.",
+        "We had strong year-over-year improvement in our margins, 360 basis points on gross "
+        "margin and 470 basis points on operating margin.",
+        "Adjusted SG&A expense was 44.3%, a strong result.",
+        "For fiscal 2023, we expect operating profit margin expansion of 100 basis points.",
+        "For fiscal 2023, we expect to be up 50 basis points on gross margin.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["360 basis points"].metric, rows["360 basis points"].value) == (
+        "gross_margin",
+        360,
+    )
+    assert (rows["470 basis points"].metric, rows["470 basis points"].value) == (
+        "operating_margin",
+        470,
+    )
+    sga = rows["44.3%"]
+    assert (sga.metric, sga.basis, sga.role, sga.unit) == (
+        "expenses",
+        "adjusted",
+        "result",
+        "percent",
+    )
+    items = {g.text: g for g in facts.guidance}
+    assert (items["100 basis points"].metric, items["100 basis points"].role) == (
+        "operating_margin",
+        "change",
+    )
+    assert (items["50 basis points"].metric, items["50 basis points"].low) == ("gross_margin", 50)
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
