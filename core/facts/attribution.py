@@ -396,6 +396,8 @@ def attribute(
                 got = replace(got, high=signed(highs[fig.start] * (100 if got.unit == "bps" else 1),
                                                got.value), qualitative=fig.start
                               in worded)  # fmt: skip
+            elif fig.start in worded:
+                got = replace(got, qualitative=True)  # "around breakeven"
             out.append(got)
             twin = _joint_metric(sentence, got, metrics, call)
             if twin is not None:
@@ -997,7 +999,8 @@ def _bind(
         return None
     # an effect on a metric ("a currency headwind on revenue of $80 million") is not its level
     if re.search(
-        r"\b(?:headwinds?|tailwinds?|impacts?|effects?|benefits?|contributions?|drag|"
+        r"\b(?:headwinds?|tailwinds?|impacts?|effects?|benefits?|contributions?|drag|savings|"
+        r"synerg(?:y|ies)|"
         r"contributed|impacted|reduced|hurt|helped|added|dilution|accretion|accretive)\b",
         sentence[max(ca, metric_match.start - 45) : metric_match.start],
         re.I,

@@ -63,6 +63,8 @@ def fits(metric: Metric, unit: str, role: str, fig: Figure, after: str = "") -> 
             return metric.level in ("money", "per_share")
         return unit == "percent"
     level = metric.level
+    if is_breakeven(fig):
+        return unit == "money" and level in ("money", "per_share")
     if level == "money":
         return unit == "money" and abs(fig.value) >= 1000
     if level == "per_share":
@@ -98,6 +100,14 @@ _WORDED_BOUNDS = {
     "low twenties": (20, 23), "mid twenties": (24, 26), "high twenties": (27, 29),
     "low thirties": (30, 33), "mid thirties": (34, 36), "high thirties": (37, 39),
 }  # fmt: skip
+
+
+# a level of zero in words: an income or cash flow "around breakeven"
+_BREAKEVEN = re.compile(r"\b(?:break[- ]?even)\b(?![- ](?:point|level|price|rate)s?\b)", re.I)
+
+
+def is_breakeven(fig: Figure) -> bool:
+    return fig.value == 0 and bool(_BREAKEVEN.fullmatch(fig.text))
 
 
 def _worded_bounds(phrase: str) -> tuple[float, float] | None:
@@ -169,5 +179,9 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
             out.append(Figure(m.group(0), float(bounds[0]), "percent", 0.0, m.start()))
             highs[m.start()] = float(bounds[1])
             worded.add(m.start())
+        for m in _BREAKEVEN.finditer(sentence):  # "operating income to be around breakeven"
+            if not any(f.start <= m.start() < f.start + len(f.text) for f in out):
+                out.append(Figure(m.group(0), 0.0, "money", 0.0, m.start()))
+                worded.add(m.start())
         out.sort(key=lambda f: f.start)
     return out, highs, worded

@@ -719,6 +719,30 @@ def test_margin_changes_in_lists_and_an_expense_rate() -> None:
     assert (items["50 basis points"].metric, items["50 basis points"].low) == ("gross_margin", 50)
 
 
+def test_breakeven_in_summary_and_savings_are_not_the_expense() -> None:
+    """ "operating income to be around breakeven for Q2": a level of zero; "In summary" speaks
+    of the company, not the segment discussed before; "savings in operating expenses of $25
+    million" is a saving, not the expenses."""
+    text = "\n".join([
+        "Welcome to the Omega first quarter fiscal 2022 earnings call.",
+        "Turning to Journeys.",
+        "Journeys comparable sales were up 12%.",
+        "In summary, we expect operating income to be around breakeven for Q2.",
+        "Our target for this year is to identify savings in operating expenses of $25 million.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    zero = items["breakeven"]
+    assert (zero.metric, zero.segment, zero.low, zero.high, zero.period, zero.qualitative) == (
+        "operating_income",
+        None,
+        0,
+        0,
+        "Q2 2022",
+        True,
+    )
+    assert "$25 million" not in items
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
