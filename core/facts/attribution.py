@@ -288,6 +288,8 @@ def attribute(
     opener_seg = None
     if opener is not None and not NOT_SEGMENT.match(opener.group("seg")):
         seg = opener.group("seg").strip()
+        if seg.endswith(".") and sentence.rstrip().endswith(seg):
+            seg = seg[:-1]  # "Now let's turn to Omega Energy Partners.": the sentence's stop
         words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
         if not words <= company_words and not mentions(seg) and not metric_matches(seg):
             opener_seg = seg  # not "Orders grew 4%": a metric is not a part of the company
@@ -1101,6 +1103,15 @@ def _bind(
             and metric.segmentable
         ):  # "... the performance of our Technology segment. Licensing drove EBITDA to $155
             # million": the sentence after a heading that names the part speaks of it
+            segment = context.segment
+        if (
+            segment is None
+            and context.segment is not None
+            and context.segment != UNNAMED_SEGMENT
+            and metric.name == "dividend"
+            and "distribution" in sentence[metric_match.start : metric_match.end].lower()
+        ):  # "Turning to NextEra Energy Partners ... our 2022 distribution growth of 12% to 15%":
+            # a partnership's distributions, the one under discussion
             segment = context.segment
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure

@@ -522,8 +522,13 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 continue  # a comparison, or a change bound to a level before it ("$9 billion,
                 # up 9%"); a level after its change ("grow 14% to 17% to $6.20 to $6.40") stays
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
-            if _RESULTS_ONLY.search(s.text, max(ca, a.fig.start - 80), min(cb, a.fig.start + 60)):
-                continue  # "year-to-date revenue of $X": a result
+            fig_end = a.fig.start + len(a.fig.text)
+            stop = re.search(r"\b(?:while|and|but|whereas)\b", s.text[fig_end : fig_end + 60])
+            upto = fig_end + stop.start() if stop else min(cb, a.fig.start + 60)
+            if _RESULTS_ONLY.search(s.text, max(ca, a.fig.start - 80), min(cb, upto)):
+                # "year-to-date revenue of $X": a result (not "growth of 12% while maintaining
+                # a trailing payout ratio")
+                continue
             if _MODEL.search(s.text, ca, cb):
                 continue  # a long-term model's, for no single year
             direction = _direction(s.text, a) or carried

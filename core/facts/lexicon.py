@@ -39,7 +39,9 @@ METRICS: tuple[Metric, ...] = (
            r"tangible book value per (?:common )?share", "per_share", 2.0, False),
     Metric("book_value_per_share", "Book value per share",
            r"book value per (?:common )?share", "per_share", 2.0, False),
-    Metric("dividend", "Dividend", r"(?:quarterly |cash |common |annual )?dividends?", "per_share",
+    Metric("dividend", "Dividend", r"(?:quarterly |cash |common |annual )?dividends?|"
+           r"(?:(?:quarterly|annual(?:ized)?|lp|unitholder|common unit) )?(?<!for )"
+           r"distributions?(?: per (?:common )?unit)?(?! yield)", "per_share",
            1.4, False),
     Metric("same_store_sales", "Same-store sales",
            r"(?:same[- ]store|comparable[- ]store|comparable|comp(?:arable)?[- ]store|comp) "

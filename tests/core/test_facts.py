@@ -743,6 +743,28 @@ def test_breakeven_in_summary_and_savings_are_not_the_expense() -> None:
     assert "$25 million" not in items
 
 
+def test_a_partnerships_distribution_outlook() -> None:
+    """Under a heading for the partnership, "our 2022 distribution growth of 12% to 15%" is its
+    distributions' outlook; "while maintaining a trailing 12-month payout ratio" does not make
+    it a trailing result."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter 2021 earnings call.",
+        "Now let's turn to Omega Energy Partners.",
+        "We expect to achieve our 2022 distribution growth of 12% to 15% while maintaining a "
+        "trailing 12-month payout ratio in the low 80% range.",
+        "Our cash available for distribution was $120 million.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    dist = items["12% to 15%"]
+    assert (dist.metric, dist.segment, dist.role, dist.period) == (
+        "dividend",
+        "Omega Energy Partners",
+        "change",
+        "FY 2022",
+    )
+    assert all(r.metric != "dividend" for r in _rows(text))  # cash available for distribution
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
