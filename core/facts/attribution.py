@@ -696,11 +696,11 @@ def _bind(
     #     metric named right after a percent, with its growth word (before the one before it)
     if metric_match is None and unit == "percent":
         lead = re.match(
-            r"^\s*(?:(?:organic|adjusted|reported|total|net|core|diluted|"
+            r"^\s*(?:(?:organic|adjusted|reported|total|net|core|diluted|domestic|international|"
             r"constant[- ]currency|year[- ]over[- ]year)\s+)*",
             right,
             re.I,
-        )
+        )  # "11% domestic organic sales growth": the part named in the metric's phrase
         at = end + (lead.end() if lead else 0)
         nxt = next((m for m in metrics if m.start == at), None)
         if nxt is not None and re.match(
@@ -780,6 +780,32 @@ def _bind(
     # 4. an appositive change of the figure before: ", a year-over-year improvement of $1.8
     #    billion", ", up 9%", "or 7.3%"
     to_level = same_change = False
+    # "11% domestic organic sales growth, 14.9% for international and minus 1.2% for SPD": the
+    # list goes on with the same metric's change for other parts
+    list_seg: str | None = None
+    if (
+        metric_match is None
+        and last is not None
+        and last.role == "change"
+        and last.segment is not None
+        and last.unit == unit
+        and re.fullmatch(
+            r"[^\d;:()]{0,60}?(?:,\s*(?:and\s+)?|\s+and\s+)(?:minus\s+|negative\s+)?",
+            sentence[last.fig.start + len(last.fig.text) : fig.start],
+        )  # fmt: skip
+        and (
+            part := re.match(
+                r"\s+for\s+(?P<seg>[A-Za-z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,2})"
+                r"(?=\s*(?:,|\.|$|\band\b))",
+                right,
+            )
+        )  # fmt: skip
+        and not NOT_SEGMENT.match(part.group("seg"))
+        and not metric_matches(part.group("seg"))
+        and not mentions(part.group("seg"))
+    ):
+        metric_match = MetricMatch(last.metric, fig.start, fig.start)
+        list_seg = part.group("seg").rstrip(".")
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         # "$512 million in the quarter, up 21%": the quarter's words are the level's
@@ -982,6 +1008,11 @@ def _bind(
     ):  # "increasing 9% and 125%, respectively": the second as the first
         role = prev.role
         up_down = None if role != "change" else ("down" if prev.value < 0 else "up")
+    if list_seg is not None and last is not None:
+        minus = re.search(
+            r"\b(?:minus|negative)\s+$", sentence[max(ca, fig.start - 12) : fig.start]
+        )
+        role, up_down = "change", "down" if minus else "up"
     if same_change and anchor is not None:
         role, up_down = "change", "down" if anchor.value < 0 else "up"
     if (
@@ -1051,6 +1082,8 @@ def _bind(
     segment: str | None
     if subject_seg is not None:
         segment = subject_seg
+    elif list_seg is not None:
+        segment = list_seg
     elif anchor is not None:
         segment = anchor.segment
     elif times is not None and metric_match.start > fig.start:
@@ -1137,6 +1170,8 @@ def _bind(
             basis_text, metric, role, call)  # fmt: skip
     if anchor is not None and role == "change" and basis is None:
         basis = anchor.basis if anchor.basis in ("adjusted", "gaap") else None
+    if list_seg is not None and last is not None:
+        basis = last.basis  # the list's metric, as first named ("organic sales growth")
     if chained and prev is not None and basis is None and prev.role == role:
         basis = prev.basis  # "adjusted income of $61.3 million or $0.90 per share"
     # period

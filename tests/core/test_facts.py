@@ -765,6 +765,27 @@ def test_a_partnerships_distribution_outlook() -> None:
     assert all(r.metric != "dividend" for r in _rows(text))  # cash available for distribution
 
 
+def test_a_list_of_parts_after_a_growth_rate() -> None:
+    """ "11% domestic organic sales growth, 14.9% for international and minus 1.2% for SPD":
+    each part's organic growth, signed."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2020 earnings call.",
+        "Q4 2020 was 10.8% organic sales growth, 11% domestic organic sales growth, 14.9% for "
+        "international and minus 1.2% for SPD.",
+    ])  # fmt: skip
+    rows = {(r.text, r.segment): r for r in _rows(text)}
+    for text_, seg, value in (("11%", "domestic", 11), ("14.9%", "international", 14.9),
+                              ("1.2%", "SPD", -1.2)):  # fmt: skip
+        row = rows[(text_, seg)]
+        assert (row.metric, row.basis, row.role, row.period, row.value) == (
+            "revenue",
+            "organic",
+            "change",
+            "Q4 2020",
+            value,
+        )
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
