@@ -400,8 +400,8 @@ def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity)
         found = {p for p in found if p is not None and _is_future(p, call.period)}
         if len(found) == 1:
             return found.pop()
-        if len(found) > 1:
-            return None
+        if len(found) > 1 and text is s.text:
+            return None  # the sentence itself names two future periods: which is not said
     return None
 
 

@@ -786,6 +786,21 @@ def test_a_list_of_parts_after_a_growth_rate() -> None:
         )
 
 
+def test_an_outlook_period_past_an_aside_that_names_two() -> None:
+    """An aside naming two periods ("in late Q1 ... beginning with the second quarter") between
+    the outlook's period and its figure does not hide the period set up before it."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2020 earnings call.",
+        "In the first quarter, we expect organic growth of 1% to 2%.",
+        "Once we lap the comps in late Q1, we expect growth to accelerate beginning with the "
+        "second quarter.",
+        "We expect to generate $1.25 billion to $1.28 billion of adjusted EBITDA.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    ebitda = items["$1.25 billion to $1.28 billion"]
+    assert (ebitda.metric, ebitda.basis, ebitda.period) == ("ebitda", "adjusted", "Q1 2021")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
