@@ -318,15 +318,19 @@ def attribute(
     if opener_seg is not None:
         context.segment, context.segment_age = opener_seg, 0
     if context.segment_age == 0:
+        no_figures = not [
+            f
+            for f in units(sentence, False)[0]
+            if not _SLIDE.search(sentence, max(0, f.start - 12), f.start)
+        ]
         context.segment_heading = bool(
             context.segment is not None
             and context.segment != UNNAMED_SEGMENT
-            and not [
-                f
-                for f in units(sentence, False)[0]
-                if not _SLIDE.search(sentence, max(0, f.start - 12), f.start)
-            ]  # fmt: skip
-            and re.search(r"\b(?:segments?|business|division)\b", sentence, re.I)
+            and (
+                (no_figures and re.search(r"\b(?:segments?|business|division)\b", sentence, re.I))
+                # "Let me now turn to Energy Resources, which reported ...": a turn to the part
+                or _TURN_TO.match(sentence) is not None
+            )
         )
     if len(sentence) > MAX_SENTENCE:
         return []  # no spoken sentence is that long: a table or a paste, not attributable
@@ -502,6 +506,9 @@ def _remember_period(
         return
     own = {resolve(m, call.period) for m in found if not m.is_base
            and not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start])
+           # "a very good start to the year": a part of the year, not the year's figures
+           and not re.search(r"\b(?:start|beginning|end|part)\s+(?:to|of)\s+$",
+                             sentence[max(0, m.start - 20) : m.start], re.I)
            and not (m.period is not None and m.period.kind == "FY" and re.fullmatch(
                r"(?:19|20)\d{2}", m.text) and not re.search(
                r"(?:\b(?:in|for|during|of|throughout)\s+(?:fiscal\s+)?|^\s*)$", sentence[: m.start],
@@ -570,6 +577,11 @@ _MARGINS_LISTED = re.compile(
     r"\b(?P<dir>improvement|expansion|increase|decline|contraction|compression|improved|expanded|"
     r"increased|declined|contracted)s?\s+(?:in\s+)?(?:our\s+|the\s+)?(?:[\w-]+\s+)?margins?\s*[,:]"
     r"\s*(?:with\s+)?$",
+    re.IGNORECASE,
+)
+_TURN_TO = re.compile(
+    r"^(?:(?:now|so|next|finally|lastly),?\s+)?(?:turning|moving|(?:let me|let's|I'll|I will) "
+    r"(?:now )?(?:turn|move))\s+(?:now\s+)?(?:on\s+)?to\s+(?:the\s+|our\s+)?[A-Z]",
     re.IGNORECASE,
 )
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
@@ -1128,6 +1140,8 @@ def _bind(
         )
         if segment is None and its is not None and prev is not None and prev.segment:
             segment = prev.segment  # "FPL's capex was $1.5 billion, and we expect its ..."
+        if segment is None and chained and prev is not None and prev.segment:
+            segment = prev.segment  # "earnings were $619 million or $0.31 per share": the part's
         if (
             segment is None
             and context.segment is not None

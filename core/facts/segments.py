@@ -18,8 +18,9 @@ GEO = re.compile(
 
 
 SEGMENT_OPENER = re.compile(
-    r"^(?:(?:Now,?\s+)?(?:turning|moving|switching|shifting|let me turn|let's turn|I'll turn|"
-    r"looking|going)\s+(?:now\s+)?(?:to|at)\s+|In\s+|At\s+|For\s+|Within\s+)(?:the\s+|our\s+)?"
+    r"^(?:(?i:(?:(?:now|so|next),?\s+)?(?:turning|moving|switching|shifting|(?:let me|let's|I'll|"
+    r"I will) (?:now )?turn|looking|going)\s+(?:now\s+)?(?:to|at)\s+)|In\s+|At\s+|For\s+|"
+    r"Within\s+)(?:the\s+|our\s+)?"
     r"(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})"
     r"(?:\s+(?:segment|business|division|group|unit|brands?))?\s*(?:[,:]|\.?$)",
 )

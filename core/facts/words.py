@@ -93,6 +93,7 @@ SUBJECT_VERBS = words(
     reporting posting recording driving assumes assume assuming includes include expecting
     anticipating projecting targeting guiding forecasting seeing planning
     reduce reduces reducing cut cutting lower lowering raise raising boost boosting
+    enjoyed enjoys
     """
 )
 

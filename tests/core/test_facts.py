@@ -801,6 +801,26 @@ def test_an_outlook_period_past_an_aside_that_names_two() -> None:
     assert (ebitda.metric, ebitda.basis, ebitda.period) == ("ebitda", "adjusted", "Q1 2021")
 
 
+def test_a_turn_to_a_part_and_a_good_start_to_the_year() -> None:
+    """ "Let me now turn to Energy Resources, which reported ...": the next sentence's earnings
+    and their per-share restatement are that part's; "It's a very good start to the year."
+    does not date the quarter's figures after it as the year's; "Aerospace enjoyed revenue of
+    $1.9 billion": the part's revenue."""
+    text = "\n".join([
+        "Welcome to the Omega first quarter 2021 earnings call.",
+        "It's a very good start to the year.",
+        "Aerospace enjoyed revenue of $1.9 billion and operating earnings of $220 million.",
+        "Let me now turn to Energy Resources, which reported GAAP losses of $428 million.",
+        "Adjusted earnings for the first quarter were $619 million or $0.31 per share.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    aero = rows["$1.9 billion"]
+    assert (aero.metric, aero.segment, aero.period) == ("revenue", "Aerospace", "Q1 2021")
+    er = rows["$619 million"]
+    assert (er.metric, er.basis, er.segment) == ("net_income", "adjusted", "Energy Resources")
+    assert (rows["$0.31"].metric, rows["$0.31"].segment) == ("eps", "Energy Resources")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
