@@ -22,7 +22,8 @@ CONNECT = words(
     slightly modestly equated equaled equal amounted significantly increasing decreasing
     growing declining improving finished landed diluted share per quarterly fiscal full new
     another nearly some of came coming hit climbed jumped dropped slipped saw reach
-    approached exceeded surpassed which or achieved delivered generated reported posted
+    negative minus approached exceeded surpassed which or achieved delivered generated reported
+    posted
     recorded produced its our we than expected anticipated planned level more accelerated averaged
     normalized
     decelerated

@@ -821,6 +821,21 @@ def test_a_turn_to_a_part_and_a_good_start_to_the_year() -> None:
     assert (rows["$0.31"].metric, rows["$0.31"].segment) == ("eps", "Energy Resources")
 
 
+def test_a_level_stated_as_negative() -> None:
+    """ "our free cash flow was negative $131 million": a negative level."""
+    text = "\n".join([
+        "Welcome to the Omega first quarter 2021 earnings call.",
+        "Including capital expenditures, our free cash flow was negative $131 million.",
+    ])  # fmt: skip
+    fcf = _by_text(_rows(text))["$131 million"]
+    assert (fcf.metric, fcf.role, fcf.value, fcf.period) == (
+        "free_cash_flow",
+        "result",
+        -131e6,
+        "Q1 2021",
+    )
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
