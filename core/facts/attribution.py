@@ -33,7 +33,7 @@ from core.facts.segments import (
     segment_after,
 )
 from core.facts.units import fits, signed, unit_of, units, with_volume_unit
-from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, words
+from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, PART_WORDS, words
 from core.grounding import Figure
 
 _CHANGE_UP = (
@@ -584,6 +584,12 @@ _TURN_TO = re.compile(
     r"(?:now )?(?:turn|move))\s+(?:now\s+)?(?:on\s+)?to\s+(?:the\s+|our\s+)?[A-Z]",
     re.IGNORECASE,
 )
+_NOT_A_PART = re.compile(
+    r"\b(?:excluding|including|or|about|approximately|roughly|nearly|up|down|compared|versus|"
+    r"vs|from|to|by|which|that|this|it|we|our|they|the|a|an|its|while|with|was|were|is|are|"
+    r"also|reported|organic|adjusted|gaap|growth|currency|basis|rate|of|total|[a-z]+ing|[a-z]+ed)\b",
+    re.IGNORECASE,
+)
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
 _INVESTED = re.compile(
     r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
@@ -818,6 +824,27 @@ def _bind(
     ):
         metric_match = MetricMatch(last.metric, fig.start, fig.start)
         list_seg = part.group("seg").rstrip(".")
+    if (
+        metric_match is None
+        and last is not None
+        and last.role == "change"
+        and last.unit == unit
+        and (
+            part_named := re.fullmatch(
+                r"[^\d;:()]{0,40}?(?:,\s*(?:and\s+)?|\s+and\s+)(?P<seg>[A-Za-z][\w&'’.-]*(?:\s+"
+                r"[A-Za-z][\w&'’.-]*){0,2}?)\s+(?:was\s+|were\s+|at\s+)?(?:minus\s+|negative\s+)?",
+                sentence[last.fig.start + len(last.fig.text) : fig.start],
+            )
+        )  # fmt: skip
+        and not _NOT_A_PART.search(part_named.group("seg"))
+        # a part's name: capitalised ("SPD") or a word for a part ("domestic", "international")
+        and all(w[:1].isupper() or w.lower() in PART_WORDS for w in part_named.group("seg").split())
+        and not NOT_SEGMENT.match(part_named.group("seg"))
+        and not metric_matches(part_named.group("seg"))
+        and not mentions(part_named.group("seg"))
+    ):  # "Organic was 9.5%, domestic was 10.7%, international 8.6% and SPD was 0.4%"
+        metric_match = MetricMatch(last.metric, fig.start, fig.start)
+        list_seg = part_named.group("seg")
     if metric_match is None and last is not None:
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         # "$512 million in the quarter, up 21%": the quarter's words are the level's

@@ -125,7 +125,9 @@ METRICS: tuple[Metric, ...] = (
            "volume", 2.0),
     Metric("production", "Originations", r"(?:mortgage |loan )?originations|origination volumes?",
            "money", 1.6),
-    Metric("revenue", "Revenue", r"organic growth", "growth", 2.8),
+    # "organic growth"; "Organic was 9.5%" (the call's shorthand for it)
+    Metric("revenue", "Revenue", r"organic growth|organic(?= (?:was|were|is|came in at)\b)",
+           "growth", 2.8),
     Metric("revenue", "Revenue",
            r"(?:net |total |consolidated )?(?:revenues?|sales)|top[- ]line|net sales", "money",
            3.0),

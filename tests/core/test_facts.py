@@ -836,6 +836,30 @@ def test_a_level_stated_as_negative() -> None:
     )
 
 
+def test_organic_as_shorthand_and_a_list_of_parts_named_before_their_rates() -> None:
+    """ "Organic was 9.5%, domestic was 10.7%, international 8.6% and SPD was 0.4%": the
+    organic growth, then each part's; "growing 26% and representing 94% of total revenue" is
+    a share, not a part."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2020 earnings call.",
+        "For the full year 2020, organic was 9.5%, domestic was 10.7%, international 8.6% and SPD "
+        "was 0.4%.",
+        "Subscription revenue was $389.0 million in the quarter, growing 26% year over year and "
+        "representing 94% of total revenue.",
+    ])  # fmt: skip
+    rows = {(r.text, r.segment): r for r in _rows(text)}
+    for text_, seg in (("9.5%", None), ("10.7%", "domestic"), ("8.6%", "international"),
+                       ("0.4%", "SPD")):  # fmt: skip
+        row = rows[(text_, seg)]
+        assert (row.metric, row.basis, row.role, row.period) == (
+            "revenue",
+            "organic",
+            "change",
+            "FY 2020",
+        )
+    assert not any(t == "94%" for t, _ in rows)
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
