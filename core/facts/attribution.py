@@ -962,7 +962,12 @@ def _bind(
         role, up_down = "change", chg_after.group("dir")
     elif (
         anchor is None
-        and re.fullmatch(r"\s+by\s+(?:up to |approximately |about |nearly |roughly |almost )?", gap)
+        and re.fullmatch(
+            r"\s+(?:per (?:common )?(?:share|unit)\s+)?(?:by|at(?:\s+an?)?)\s+(?:up to |"
+            r"approximately |about |nearly |roughly |almost |around )?",
+            gap,
+        )
+        and (unit == "percent" or not re.search(r"\bat\b", gap))  # "at roughly 10%": a rate
         and (
             verb := _VERB_BEFORE.search(
                 sentence, max(ca, metric_match.start - 30), metric_match.start
@@ -1253,6 +1258,10 @@ def _figure_period(
     np_start = max(0, lo - 40)
     own: list[Mention] = []
     after: list[Mention] = []
+    # "off of a 2020 base": the year a rate is measured from, not the figure's
+    period_words = [
+        m for m in period_words if not re.match(r"\s+(?:base|baseline)\b", sentence[m.end :], re.I)
+    ]
     for m in period_words:
         if np_start <= m.start and m.end <= fig.start and m.start >= ca:
             if not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start]) and not (
@@ -1312,7 +1321,7 @@ def _figure_period(
         if anchor.period is None and forward:
             return None  # an outlook's: found from its sentence and the ones before
         return anchor_period(anchor)
-    if metric_match.metric.name == "dividend" and not own_ok:
+    if metric_match.metric.name == "dividend" and not own_ok and not (forward and role == "change"):
         return False  # declared now, paid later: which period a dividend is for must be said
     chosen = own_ok or opening
     if (

@@ -54,6 +54,16 @@ _MULTI_YEAR = re.compile(
     r"\bannually\b|\bcompound annual\b|\bcagr\b|\blong[- ]term\b|\blong[- ]range\b",
     re.IGNORECASE,
 )
+# what makes a rate per year not one year's: a span of years or a compound rate
+_MULTI_YEAR_SPAN = re.compile(
+    r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\bcompound annual\b|\bcagr\b|"
+    r"\blong[- ]term\b|\blong[- ]range\b",
+    re.IGNORECASE,
+)
+# "per year through at least 2022": the last year the rate is given for
+_THROUGH_YEAR = re.compile(
+    r"\bthrough (?:at least )?(?P<y>(?:fiscal |fy ?)?(?:19|20)\d{2})\b", re.IGNORECASE
+)
 # a long-term model's figure ("your evergreen model is 8% EPS growth"), in its clause
 _MODEL = re.compile(
     r"\bevergreen\b|\b(?:financial|growth|earnings|long[- ]term) (?:algorithm|model|framework)\b",
@@ -514,7 +524,18 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 s.text)) else []  # fmt: skip
             continue
         found = [a for a in attribute(s.text, call, context, forward=True) if a.forward]
-        if _MULTI_YEAR.search(s.text):
+        through = _THROUGH_YEAR.search(s.text)
+        through_period = (
+            resolve(mentions(through.group("y"))[0], call.period, forward=True)
+            if through is not None and mentions(through.group("y"))
+            else None
+        )
+        per_year_through = (
+            through_period is not None
+            and _is_future(through_period, call.period)
+            and not _MULTI_YEAR_SPAN.search(s.text)
+        )  # "to grow our dividends at roughly 10% per year through at least 2022": each year's
+        if _MULTI_YEAR.search(s.text) and not per_year_through:
             recent = (recent + [s])[-8:]
             continue
         for a in found:
@@ -535,7 +556,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
                 basis = "adjusted"
-            period = a.period
+            period = through_period if per_year_through else a.period
             if period is not None and not _is_future(period, call.period):
                 continue  # a stated past or current period: a result, not guidance
             if period is None:

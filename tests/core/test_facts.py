@@ -860,6 +860,28 @@ def test_organic_as_shorthand_and_a_list_of_parts_named_before_their_rates() -> 
     assert not any(t == "94%" for t, _ in rows)
 
 
+def test_a_rate_per_year_through_a_year() -> None:
+    """ "grow our dividends per share at roughly 10% rate per year through at least 2022 off of
+    a 2020 base": a growth outlook for each year through 2022 (the base year is not its period);
+    a compound rate over several years stays out."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter 2021 earnings call.",
+        "We also continue to expect to grow our dividends per share at roughly 10% rate per year "
+        "through at least 2022 off of a 2020 base.",
+        "We expect revenue to grow at a compound annual rate of 5% through 2025.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    div = items["10%"]
+    assert (div.metric, div.role, div.low, div.period, div.direction) == (
+        "dividend",
+        "change",
+        10,
+        "FY 2022",
+        "reaffirmed",
+    )
+    assert "5%" not in items
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
