@@ -237,7 +237,12 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
         return "constant_currency"
     if role == "change" and sales_like and _ORGANIC.search(text):
         return "organic"
-    if role == "change" and metric.name == "revenue" and call.organic_revenue_by_default:
+    if (
+        role == "change"
+        and metric.name == "revenue"
+        and call.organic_revenue_by_default
+        and not re.search(r"\b(?:as )?reported\b|\bincluding (?:foreign )?currency\b", text, re.I)
+    ):  # not "Including currency, we now expect reported revenue growth of 5%"
         return "organic"
     if (
         call.adjusted_by_default

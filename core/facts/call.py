@@ -36,10 +36,11 @@ _COMPARED = re.compile(
 _ADJUSTED_DEFAULT = re.compile(
     r"\b(?:unless (?:otherwise )?(?:noted|stated|specified|indicated)|except (?:where|as) "
     r"(?:noted|stated|otherwise)|all (?:of )?(?:the )?(?:figures|results|numbers|references|"
-    r"metrics|comparisons|financial (?:figures|results|measures)))\b[^.]{0,160}?\b(?:on an? )?"
-    r"(?P<basis>adjusted|non-gaap|core|operating|organic)\b"
+    r"metrics|comparisons|financial (?:figures|results|measures))|unless (?:I|we) say otherwise)\b"
+    r"[^.]{0,160}?\b(?:on an? )?"
+    r"(?P<basis>adjusted|non-gaap|core|organic|operating(?= basis))\b"
     r"|\b(?P<basis2>adjusted|non-gaap|core)\b[^.]{0,60}\bunless (?:otherwise )?"
-    r"(?:noted|stated|specified|indicated)",
+    r"(?:noted|stated|specified|indicated|(?:I|we) say otherwise)",
     re.IGNORECASE,
 )
 _REVENUE_ORGANIC = re.compile(
@@ -181,7 +182,7 @@ def _clean_name(raw: str) -> str | None:
         words.pop(0)
     while words and (words[-1].strip(".,") in _NOT_NAMES or words[-1].lower() in ("inc", "inc.")):
         words.pop()
-    name = " ".join(words).rstrip(".,'")
+    name = re.sub(r"'s$", "", " ".join(words).rstrip(".,'"))  # "Veridian Medical's Q2 results"
     return name if len(name) >= 2 and not name.isdigit() else None
 
 
@@ -308,6 +309,15 @@ _NON_GAAP_LIST = re.compile(
 )
 
 
+_LISTED_DEFAULT = re.compile(
+    r"^\W*(?:unless (?:otherwise )?(?:noted|stated|specified|indicated)|unless (?:I|we) say "
+    r"otherwise),?\s+(?P<what>(?:(?!\b(?:all|including|such as|our results|figures)\b)[^.;])"
+    r"{3,140}?)\s+(?:are|is)\s+(?:presented |stated |discussed )?(?:on an? )?"
+    r"(?:adjusted|non-gaap|core)\b",
+    re.IGNORECASE,
+)
+
+
 def _non_gaap_metrics(text: str) -> frozenset[str]:
     """The metrics the opening declares non-GAAP: their unqualified figures are adjusted."""
     found: set[str] = set()
@@ -358,16 +368,27 @@ def identify(
         call_date = f"{date.group('y')}-{month:02d}-{int(date.group('d')):02d}"
     adjusted = _ADJUSTED_DEFAULT.search(text)
     basis = (adjusted.group("basis") or adjusted.group("basis2") or "").lower() if adjusted else ""
+    # "Unless otherwise noted, gross margin, operating expenses, operating margin and earnings per
+    # share are on a non-GAAP basis": the default covers the measures it lists, no others
+    listed = _LISTED_DEFAULT.search(adjusted.group(0)) if adjusted is not None else None
+    scope = (
+        frozenset(x.metric.name for x in metric_matches(listed.group("what")))
+        if listed is not None and basis in ("adjusted", "non-gaap", "core")
+        else frozenset()
+    )
     return CallIdentity(
         company=company or found_company,
         ticker=ticker or (next(iter(tickers)) if len(tickers) == 1 else None),
         period=chosen,
         call_date=call_date,
-        adjusted_by_default=basis in ("adjusted", "non-gaap", "core"),
-        organic_revenue_by_default=bool(_REVENUE_ORGANIC.search(text)) or basis == "organic",
+        adjusted_by_default=basis in ("adjusted", "non-gaap", "core") and not scope,
+        organic_revenue_by_default=bool(_REVENUE_ORGANIC.search(text))
+        or any(
+            (m.group("basis") or "").lower() == "organic" for m in _ADJUSTED_DEFAULT.finditer(text)
+        ),
         adjusted_guidance=bool(_ADJUSTED_GUIDANCE.search(" ".join(s.text for s in sents)))
         or basis in ("adjusted", "non-gaap", "core"),
-        non_gaap_metrics=_non_gaap_metrics(text),
+        non_gaap_metrics=_non_gaap_metrics(text) | scope,
         adjusted_all=adjusted is not None and not _PNL_SCOPE.search(adjusted.group(0)),
         adjusted_except=frozenset(
             x.metric.name

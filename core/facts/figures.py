@@ -64,6 +64,17 @@ _MULTI_YEAR_SPAN = re.compile(
 _THROUGH_YEAR = re.compile(
     r"\bthrough (?:at least )?(?P<y>(?:fiscal |fy ?)?(?:19|20)\d{2})\b", re.IGNORECASE
 )
+# a rate reached at a period's end, not the period's own
+_EXIT = re.compile(
+    r"\b(?:by|at|before) (?:the )?end of (?:the )?(?:fiscal )?(?:year|(?:19|20)\d{2}|['’]\d{2}|"
+    r"fy ?\d{2,4})\b|\bexit(?:ing)?\b|\bby year[- ]end\b|\brun[- ]rate\b",
+    re.IGNORECASE,
+)
+# balances at a date: "by year-end" is the year's end
+_BALANCES = frozenset(
+    ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
+     "nonperforming_assets", "customers"]
+)  # fmt: skip
 # a long-term model's figure ("your evergreen model is 8% EPS growth"), in its clause
 _MODEL = re.compile(
     r"\bevergreen\b|\b(?:financial|growth|earnings|long[- ]term) (?:algorithm|model|framework)\b",
@@ -340,7 +351,10 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                     return "raised" if new_mid > old_mid else "lowered"
                 return "reaffirmed"
         than = _THAN_OLD.match(sentence, item.fig.start + len(item.fig.text))
-        if than is not None and _PREVIOUSLY.search(sentence, than.end(), than.end() + 80):
+        if than is not None and (
+            _PREVIOUSLY.search(sentence, than.end(), than.end() + 80)
+            or _PRIOR_GUIDE.search(than.group(0))
+        ):
             # "8% to 9%, which is higher than the 7% to 9% range that we initially expected"
             old = figures_in(sentence[than.end() :])
             if old and old[0].start == 0 and old[0].kind == item.fig.kind:
@@ -364,9 +378,17 @@ _RATING = re.compile(r"\b(?:credit ratings?|S&P|Moody's|Moody’s|Fitch|rating a
 
 
 _THAN_OLD = re.compile(
-    r"\s*(?:[\w ]{0,30}?)?,?\s*(?:which|that) (?:is|are) (?:slightly |a bit |well )?"
-    r"(?P<dir>higher|above|better|up|lower|below|worse|down) (?:than|from) (?:the |our )?"
-    r"(?:approximately |about )?",
+    r"\s*(?:[\w ]{0,30}?)?,?\s*(?:(?:which|that) (?:is|are) )?(?:slightly |a bit |well |just )?"
+    r"(?P<dir>higher|above|better|lower|below|worse)(?: (?:than|from))? (?:the |our )?"
+    r"(?:(?:prior|previous|earlier|original|initial) (?:range|guidance|outlook|expectations?|"
+    r"framework|target|view)(?: range)?(?: of)? )?(?:approximately |about )?",
+    re.IGNORECASE,
+)
+# what says the old figures were an earlier outlook: "our prior range of", "the 2% to 3% we
+# indicated in April", "the 2% to 3% framework"
+_PRIOR_GUIDE = re.compile(
+    r"\b(?:prior|previous|earlier|original|initial) (?:range|guidance|outlook|expectations?|"
+    r"framework|target|view)",
     re.IGNORECASE,
 )
 
@@ -382,8 +404,10 @@ _FROM_OLD = re.compile(
     re.IGNORECASE,
 )
 _PREVIOUSLY = re.compile(
-    r"\b(?:previously|prior|previous|earlier|initially|originally|last quarter|in (?:our|the) "
-    r"(?:last|prior) (?:call|update))\b",
+    r"\b(?:previously|(?:prior|previous|earlier)(?![- ](?:year|quarter|period|fiscal)\b)|"
+    r"initially|originally|last quarter|in (?:our|the) "
+    r"(?:last|prior) (?:call|update)|we (?:had )?(?:indicated|guided|gave|provided|said|shared|"
+    r"communicated|laid out)|framework|investor day)\b",
     re.IGNORECASE,
 )
 
@@ -552,6 +576,9 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 continue
             if _MODEL.search(s.text, ca, cb):
                 continue  # a long-term model's, for no single year
+            if _EXIT.search(s.text, ca, cb) and a.metric.name not in _BALANCES:
+                continue  # "a gross margin of 60% by the end of fiscal 2025": an exit rate, not
+                # the year's (a balance "by year-end" is the year's end, and stays)
             direction = _direction(s.text, a) or carried
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:

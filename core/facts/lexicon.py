@@ -44,7 +44,8 @@ METRICS: tuple[Metric, ...] = (
            r"distributions?(?: per (?:common )?unit)?(?! yield)", "per_share",
            1.4, False),
     Metric("same_store_sales", "Same-store sales",
-           r"(?:same[- ]store|comparable[- ]store|comparable|comp(?:arable)?[- ]store|comp) "
+           r"(?:same[- ]store|comparable[- ]store|comparable|comp(?:arable)?[- ]store|comp|"
+           r"comparable (?:restaurant|branch|club|unit|location|brand)) "
            r"(?:sales|revenues?)(?: growth)?|comps", "growth", 2.6),
     Metric("gross_margin", "Gross margin", r"gross (?:profit )?(?:margins?|rate)(?: rate)?", "rate",
            2.0),

@@ -110,8 +110,18 @@ def np_segment(
     head = sentence[max(0, at - 60) : at]
     tokens = re.findall(r"[\w'’&./-]+|[,;:()]", head)
     picked: list[str] = []
-    for tok in reversed(tokens):
+    for n, tok in enumerate(reversed(tokens)):
         low = tok.lower().strip("'’")
+        earlier = tokens[len(tokens) - n - 2] if n + 2 <= len(tokens) else ""
+        if (
+            low == "and"
+            and picked
+            and picked[-1][:1].isupper()
+            and earlier[:1].isupper()
+            and earlier.lower() not in STOP_NP
+        ):  # "Automotive and Industrial revenue": one part, or two ("Journeys and Schuh
+            # revenue")? The words do not say: not attributed
+            return False
         if tok in ",;:()" or low in STOP_NP or (re.search(r"\d", tok) and not mentions(tok)):
             break
         picked.append(tok)

@@ -16,7 +16,8 @@ _PERCENT_POINTS = re.compile(r"^\s*(?:percentage )?points?\b", re.IGNORECASE)
 
 def unit_of(fig: Figure, sentence: str) -> str:
     after = sentence[fig.start + len(fig.text) : fig.start + len(fig.text) + 25]
-    if _BPS.search(fig.text) and re.search(r"basis|bps", fig.text, re.I):
+    head = _PLUS_MINUS.split(fig.text, maxsplit=1)[0]  # "58.5%, plus or minus 50 basis points"
+    if _BPS.search(head) and re.search(r"basis|bps", head, re.I):
         return "bps"
     if fig.kind == "plain" and _PERCENT_POINTS.match(after):
         return "percent"
@@ -110,6 +111,9 @@ def is_breakeven(fig: Figure) -> bool:
     return fig.value == 0 and bool(_BREAKEVEN.fullmatch(fig.text))
 
 
+_PLUS_MINUS = re.compile(r"\s*,?\s*(?:plus or minus|\+/-|±)\s*", re.IGNORECASE)
+
+
 def _worded_bounds(phrase: str) -> tuple[float, float] | None:
     words = re.sub(r"[- ]+", " ", phrase.lower()).replace(" digits", "").replace(" digit", "")
     words = words.replace(" percent", "").replace("%", "").strip()
@@ -153,6 +157,18 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
             and not re.search(r"\bfrom\s*(?:approximately |about )?$", sentence[: a.start], re.I)
             and (a.kind == b.kind or a.kind == "plain")
         )
+        pm = (
+            b is not None
+            and a.kind == b.kind
+            and _PLUS_MINUS.fullmatch(sentence[a.start + len(a.text) : b.start]) is not None
+        )
+        if pm and b is not None:  # "$4.05 billion, plus or minus $100 million": a range
+            out.append(Figure(sentence[a.start : b.start + len(b.text)],
+                              round(a.value - b.value, 9), a.kind, a.tolerance,
+                              a.start))  # fmt: skip
+            highs[a.start] = round(a.value + b.value, 9)
+            i += 2
+            continue
         if joined and b is not None:
             if " and " in sentence[a.start + len(a.text) : b.start] and not re.search(
                 r"\bbetween\s*$", sentence[: a.start], re.I

@@ -882,6 +882,50 @@ def test_a_rate_per_year_through_a_year() -> None:
     assert "5%" not in items
 
 
+def test_classes_from_the_second_cold_review() -> None:
+    """What the cold review of four unseen calls found wrong, each as a class: a non-GAAP default
+    that lists its measures; "growth rates are organic" unless said otherwise (but not a
+    reported growth); a guide "plus or minus"; a direction against "our prior range of" or "the
+    range we indicated in April"; comparable restaurant sales; an exit rate "by the end of
+    fiscal 2025"; "Automotive and Industrial revenue" (one part or two?); a possessive name."""
+    text = "\n".join([
+        "Welcome to Omega Devices' third quarter fiscal 2024 earnings call.",
+        "Unless otherwise noted, gross margin, operating expenses and earnings per share are on a "
+        "non-GAAP basis.",
+        "Unless I say otherwise, growth rates are organic.",
+        "Gross margin was 58.4%, up 120 basis points sequentially.",
+        "Net income was $500 million.",
+        "Services revenue was $300 million, up 5%.",
+        "Automotive and Industrial revenue was $710 million.",
+        "Consolidated comparable restaurant sales rose 2.1%.",
+        "For the fourth quarter, we expect revenue of $4.05 billion, plus or minus $100 million, "
+        "and gross margin of 58.5%, plus or minus 50 basis points.",
+        "We now expect our tax rate for fiscal 2024 to be 16.5% to 17%, below our prior range of "
+        "17% to 17.5%.",
+        "For fiscal 2024, we now expect revenue growth of about 14%, above the 11% to 13% we "
+        "indicated in April.",
+        "Including currency, we now expect reported revenue growth for fiscal 2024 of 12%.",
+        "We see a path to an operating margin of 35% by the end of fiscal 2025.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    assert facts.call.company == "Omega Devices"
+    rows = _by_text(facts.key_figures)
+    assert rows["58.4%"].basis == "adjusted" and rows["$500 million"].basis is None
+    services = rows["$300 million"].change
+    assert services is not None and (services.value, services.basis) == (5, "organic")
+    assert "$710 million" not in rows
+    assert rows["2.1%"].metric == "same_store_sales"
+    items = {g.text: g for g in facts.guidance}
+    rev = items["$4.05 billion, plus or minus $100 million"]
+    assert (rev.low, rev.high, rev.period) == (3.95e9, 4.15e9, "Q4 2024")
+    gm = items["58.5%, plus or minus 50 basis points"]
+    assert (gm.low, gm.high, gm.unit, gm.basis) == (58.0, 59.0, "percent", "adjusted")
+    assert items["16.5% to 17%"].direction == "lowered"
+    assert items["14%"].direction == "raised"
+    assert items["12%"].basis is None  # reported, not organic
+    assert "35%" not in items  # an exit rate is not fiscal 2025's margin
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
