@@ -103,7 +103,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "fy_cur",
             r"\b(?:(?:the|this|for the|full|current)[- ](?:fiscal[- ])?year|full[- ]year|"
-            r"fiscal[- ]year|annual(?:ly)?)\b",
+            r"fiscal[- ]year|annual(?:ly)?)\b(?![- ](?:ago|over|on|to[- ]date|earlier)\b)",
         ),
         ("next_y", r"\b(?:next|coming|following) (?:fiscal )?year\b"),
         ("next_q", r"\b(?:next|coming|following) quarter\b"),

@@ -926,6 +926,21 @@ def test_classes_from_the_second_cold_review() -> None:
     assert "35%" not in items  # an exit rate is not fiscal 2025's margin
 
 
+def test_the_year_ago_quarter_is_not_the_year() -> None:
+    """ "compared with $0.87 in the year-ago quarter": a comparison with last year's quarter;
+    "the year" in "the year-ago quarter" is not this year."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter 2024 earnings call.",
+        "Earnings per share were $1.08, compared with $0.87 in the year-ago quarter.",
+        "GAAP net income was $612 million, and GAAP earnings per share were $0.71.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    eps = rows["$1.08"]
+    assert (eps.metric, eps.period) == ("eps", "Q3 2024")
+    assert eps.prior is not None and (eps.prior.value, eps.prior.period) == (0.87, "Q3 2023")
+    assert (rows["$0.71"].basis, rows["$0.71"].period) == ("gaap", "Q3 2024")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
