@@ -80,13 +80,15 @@ _LOSS = re.compile(
 )
 _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?share\b", re.I)
 _ADJUSTED = re.compile(
-    r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|"
+    r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|ffo|"
     r"margin|gross|free cash|tax rate))|normalized|underlying|pro forma|"
     r"excluding (?:[\w-]+ ){0,2}items|ex-items|before (?:special|notable) items)\b",
     re.IGNORECASE,
 )
 ADJUSTED_WORDS = _ADJUSTED  # for the outlook's basis (figures.py)
-_GAAP = re.compile(r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported basis)\b", re.I)
+_GAAP = re.compile(
+    r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported basis|nareit(?= ffo| funds))\b", re.I
+)  # "NAREIT FFO": the standard definition, against a REIT's own core FFO
 GAAP_WORDS = _GAAP
 _BASIS_OPENING = re.compile(
     r"^(?:On|Excluding [\w\s-]{3,40}?,?\s+on)\s+an?\s+(?P<b>adjusted|non-gaap|normalized|core|gaap|"
@@ -678,7 +680,11 @@ def _bind(
     # 1. per share: "$5.25 per share of earnings", "$0.79 per diluted share"
     if metric_match is None and _PER_SHARE_AFTER.match(right):
         near = sentence[max(ca, fig.start - 60) : fig.start]
-        if re.search(r"dividend", near, re.I):
+        per_share = [m for m in metrics if max(ca, fig.start - 60) <= m.start and m.end <= fig.start
+                     and m.metric.level == "per_share" and m.metric.name != "eps"]  # fmt: skip
+        if per_share and _gap_ok(sentence[per_share[-1].end : fig.start], forward):
+            metric_match = per_share[-1]  # "Core FFO was $0.61 per share"
+        elif re.search(r"dividend", near, re.I):
             metric_match = MetricMatch(METRIC_BY_NAME["dividend"], fig.start, fig.start)
         elif re.search(r"book value", near, re.I):
             metric_match = MetricMatch(METRIC_BY_NAME["book_value_per_share"], fig.start, fig.start)
@@ -1177,6 +1183,19 @@ def _bind(
         )
         if segment is None and its is not None and prev is not None and prev.segment:
             segment = prev.segment  # "FPL's capex was $1.5 billion, and we expect its ..."
+        if (
+            segment is None
+            and metric.segmentable
+            and re.match(r"\s*(?:Its|Their)\s+(?:[\w-]+\s+){0,2}$", sentence[: metric_match.start])
+        ):  # "Our industrial portfolio ... continues to lead. Its occupancy was 97.3%": the
+            # part the sentence before named, not the company
+            if (
+                context.segment is None
+                or context.segment == UNNAMED_SEGMENT
+                or context.segment_age > 3
+            ):
+                return None  # no part named in the last sentences: whose is not said
+            segment = context.segment
         if segment is None and chained and prev is not None and prev.segment:
             segment = prev.segment  # "earnings were $619 million or $0.31 per share": the part's
         if (

@@ -135,21 +135,29 @@ def _eligible(s: Sentence) -> bool:
     return not is_qa(s.turn.section)  # a Q&A section without speakers: questions and answers
 
 
+def _lower_first(label: str) -> str:
+    """ "Operating margin" -> "operating margin"; an acronym stays ("FFO per share", "EBITDA")."""
+    first = label.split(" ", 1)[0]
+    return label if first.isupper() and len(first) > 1 else label[:1].lower() + label[1:]
+
+
 def _label(a: Attributed) -> str:
     base = a.metric.label
-    if a.metric.name == "eps" and a.basis == "adjusted":
+    if a.metric.name == "ffo" and a.basis in ("adjusted", "gaap"):
+        # a REIT's "core FFO" (its adjusted one) and "NAREIT FFO" (the standard definition)
+        base = "Core FFO per share" if a.basis == "adjusted" else "NAREIT FFO per share"
+    elif a.metric.name == "eps" and a.basis == "adjusted":
         base = "Adjusted EPS"
     elif a.metric.name == "eps" and a.basis == "gaap":
         base = "GAAP EPS"
-    elif a.basis == "adjusted":
-        base = f"Adjusted {base[0].lower()}{base[1:]}" if not base.isupper() else f"Adjusted {base}"
+    elif a.basis == "adjusted" and a.metric.name != "ffo":
+        base = f"Adjusted {_lower_first(base)}"
     elif a.basis == "organic":
-        base = f"Organic {base.lower()}"
+        base = f"Organic {_lower_first(base)}"
     elif a.basis == "constant_currency":
         base = f"{base} (constant currency)"
     if a.segment:
-        base = f"{a.segment}: {base[0].lower()}{base[1:]}" if not base.isupper() else (
-            f"{a.segment}: {base}")  # fmt: skip
+        base = f"{a.segment}: {_lower_first(base)}"
     return base
 
 
@@ -223,6 +231,8 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
                 continue
             if _is_future(primary.period, call.period):
                 continue  # a future period's figure is an outlook, never a result
+            if _is_history(primary.period, call.period):
+                continue  # "In the third quarter of 2023, NOI grew 5.6%": history, not a result
             change = next((a for a in group if a.role == "change" and a is not primary), None)
             prior = next((a for a in group if a.role == "comparison"), None)
             changed = _stated(change, s.start) if change is not None else None
@@ -412,6 +422,22 @@ _PREVIOUSLY = re.compile(
 )
 
 
+def _is_history(period: Period, call: Period | None) -> bool:
+    """A period before the call's year (a quarter or year told as background)."""
+    if call is None or call.year is None or period.year is None:
+        return False
+    return (
+        period.year < call.year
+        and period.kind in ("Q", "FY", "H")
+        and not (
+            period.kind == "FY"
+            and call.kind == "Q"
+            and call.n == 1
+            and period.year == call.year - 1
+        )
+    )  # a first-quarter call may still report the year just ended
+
+
 def _is_future(period: Period, call: Period | None) -> bool:
     if call is None or call.year is None or period.year is None:
         return False
@@ -459,7 +485,7 @@ def _basis_stated_elsewhere(
         }  # fmt: skip
         if called != {"adjusted"}:
             return item
-        label = f"Adjusted {item.label[0].lower()}{item.label[1:]}"
+        label = f"Adjusted {_lower_first(item.label)}"
         return item.model_copy(update={"basis": "adjusted", "label": label})
     bases = {g.basis for _, g in scored if g.metric == item.metric and g.basis in ("adjusted",
              "gaap")}  # fmt: skip
@@ -477,7 +503,7 @@ def _basis_stated_elsewhere(
             elif named is not None and GAAP_WORDS.search(words):
                 bases.add("gaap")
     if bases == {"adjusted"}:
-        label = item.label if item.label.isupper() else item.label[0].lower() + item.label[1:]
+        label = _lower_first(item.label)
         label = "Adjusted EPS" if item.metric == "eps" else f"Adjusted {label}"
         return item.model_copy(update={"basis": "adjusted", "label": label})
     return item

@@ -95,6 +95,16 @@ METRICS: tuple[Metric, ...] = (
            1.6),
     Metric("net_investment_income", "Net investment income", r"net investment income", "money",
            1.6),
+    # a REIT's own measures: funds from operations per share, net operating income, occupancy
+    Metric("ffo", "FFO per share",
+           r"(?:(?:core|normalized|nareit) )?(?:ffo|funds from operations)(?: per "
+           r"(?:diluted )?share)?", "per_share", 2.9, False),
+    Metric("noi", "Net operating income",
+           r"(?:(?:same[- ](?:store|property|center|asset)|cash|property) )?noi|(?:same[- ]"
+           r"(?:store|property|center)|property) net operating income", "money", 2.4),
+    Metric("occupancy", "Occupancy",
+           r"(?:(?:portfolio|same[- ]store|average|ending|period[- ]end) )?occupancy(?: rate)?|"
+           r"(?:percent|percentage) leased|leased rate", "rate", 2.2),
     Metric("net_retention", "Net revenue retention",
            r"net (?:revenue |dollar )?(?:retention|expansion) rate|net (?:revenue |dollar )?"
            r"retention", "rate", 1.8),

@@ -941,6 +941,38 @@ def test_the_year_ago_quarter_is_not_the_year() -> None:
     assert (rows["$0.71"].basis, rows["$0.71"].period) == ("gaap", "Q3 2024")
 
 
+def test_a_reits_measures_its_and_history() -> None:
+    """A REIT's core and NAREIT FFO per share, same-store NOI and occupancy; "Its occupancy"
+    after a sentence about a part is the part's (or left out when no part was named); a growth
+    rate of last year's quarter told as background is not a row."""
+    text = "\n".join([
+        "Welcome to the Omega Realty third quarter 2024 earnings call.",
+        "Core FFO was $0.61 per share, up 5.2% from $0.58 in the third quarter of last year.",
+        "NAREIT FFO was $0.59 per share.",
+        "Same-store NOI grew 4.8% on a cash basis.",
+        "In the third quarter of 2023, same-store NOI grew 5.6%, so we are lapping a tough "
+        "comparison.",
+        "Our industrial portfolio continues to lead the way.",
+        "Its occupancy was 97.3% at quarter end.",
+        "We are raising our 2024 core FFO guidance to $2.40 to $2.43 per share, from $2.36 to "
+        "$2.42 previously.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    core = rows["$0.61"]
+    assert (core.metric, core.basis, core.label, core.period) == (
+        "ffo",
+        "adjusted",
+        "Core FFO per share",
+        "Q3 2024",
+    )
+    assert (rows["$0.59"].label, rows["$0.59"].basis) == ("NAREIT FFO per share", "gaap")
+    assert (rows["4.8%"].metric, rows["4.8%"].role) == ("noi", "change")
+    assert "5.6%" not in rows and "97.3%" not in rows
+    guide = {g.text: g for g in facts.guidance}["$2.40 to $2.43"]
+    assert (guide.metric, guide.period, guide.direction) == ("ffo", "FY 2024", "raised")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
