@@ -86,9 +86,7 @@ _ADJUSTED = re.compile(
     re.IGNORECASE,
 )
 ADJUSTED_WORDS = _ADJUSTED  # for the outlook's basis (figures.py)
-_GAAP = re.compile(
-    r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported basis|nareit(?= ffo| funds))\b", re.I
-)  # "NAREIT FFO": the standard definition, against a REIT's own core FFO
+_GAAP = re.compile(r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported basis)\b", re.I)
 GAAP_WORDS = _GAAP
 _BASIS_OPENING = re.compile(
     r"^(?:On|Excluding [\w\s-]{3,40}?,?\s+on)\s+an?\s+(?P<b>adjusted|non-gaap|normalized|core|gaap|"
@@ -229,6 +227,8 @@ _ALSO_ADJUSTED = frozenset(["free_cash_flow"])
 
 
 def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | None:
+    if metric.name == "ffo" and re.search(r"\bnareit\b", text, re.I):
+        return None  # "NAREIT FFO": the standard definition, not a REIT's own adjusted "core FFO"
     adjusted = [m.start() for m in _ADJUSTED.finditer(text)]
     gaap = [m.start() for m in _GAAP.finditer(text)] + [
         m.start() for m in _REPORTED_ADJ.finditer(text)]  # fmt: skip

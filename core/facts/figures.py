@@ -143,9 +143,8 @@ def _lower_first(label: str) -> str:
 
 def _label(a: Attributed) -> str:
     base = a.metric.label
-    if a.metric.name == "ffo" and a.basis in ("adjusted", "gaap"):
-        # a REIT's "core FFO" (its adjusted one) and "NAREIT FFO" (the standard definition)
-        base = "Core FFO per share" if a.basis == "adjusted" else "NAREIT FFO per share"
+    if a.metric.name == "ffo" and a.basis == "adjusted":
+        base = "Core FFO per share"  # a REIT's own adjusted FFO (not AFFO, another measure)
     elif a.metric.name == "eps" and a.basis == "adjusted":
         base = "Adjusted EPS"
     elif a.metric.name == "eps" and a.basis == "gaap":

@@ -966,7 +966,7 @@ def test_a_reits_measures_its_and_history() -> None:
         "Core FFO per share",
         "Q3 2024",
     )
-    assert (rows["$0.59"].label, rows["$0.59"].basis) == ("NAREIT FFO per share", "gaap")
+    assert (rows["$0.59"].label, rows["$0.59"].basis) == ("FFO per share", None)
     assert (rows["4.8%"].metric, rows["4.8%"].role) == ("noi", "change")
     assert "5.6%" not in rows and "97.3%" not in rows
     guide = {g.text: g for g in facts.guidance}["$2.40 to $2.43"]
