@@ -1,5 +1,6 @@
-"""Print the call facts of the six review calls, one row a line, for judging by hand against
-bench/facts_review/judgement_*.md: `.venv/bin/python -m bench.facts_review`."""
+"""Print the call facts of the review calls (call_1.txt, call_2.txt, ...), one row a line, for
+judging by hand against bench/facts_review/judgement_*.md: `.venv/bin/python -m
+bench.facts_review`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
-    for path in sorted(HERE.glob("call_*.txt")):
+    for path in sorted(HERE.glob("call_*.txt"), key=lambda p: int(p.stem.split("_")[1])):
         facts = call_facts(parse_transcript(path.read_text(encoding="utf-8")))
         print(f"== {path.stem}: {facts.call.company} {facts.call.period}")
         for r in facts.key_figures:
