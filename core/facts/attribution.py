@@ -666,7 +666,11 @@ def _bind(
     if ca > 0 and (re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:])
                    or re.search(r"\b(?:which|who|where)\s*$", sentence[:ca])):  # fmt: skip
         return None  # ", which was able to deliver ...": its subject is in another clause
-    if _THRESHOLD.search(sentence, ca, fig.start):
+    threshold = _THRESHOLD.search(sentence, ca, fig.start)
+    if threshold is not None and not (
+        threshold.group(0).lower().startswith("of")
+        and any(sentence[m.end : threshold.start()].strip() == "" for m in metrics)
+    ):  # "free cash flow of at least $2.4 billion" bounds the metric itself
         return None  # "customers with ARR over $100,000": a threshold, not a level
     right = sentence[end:cb]
     prev_fig_end = max((f.start + len(f.text) for f in figs[:i]), default=0)

@@ -75,6 +75,13 @@ _BALANCES = frozenset(
     ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
      "nonperforming_assets", "customers"]
 )  # fmt: skip
+# a floor or a cap on an outlook: "at least $2.4 billion", "up to $4 billion"
+_BOUND = re.compile(
+    r"\b(?P<b>at least|more than|over|in excess of|greater than|north of|up to|as much as|no more "
+    r"than|less than|under)\s+(?:approximately |about |roughly )?$",
+    re.IGNORECASE,
+)
+_FLOORS = frozenset(["at least", "more than", "over", "in excess of", "greater than", "north of"])
 # a long-term model's figure ("your evergreen model is 8% EPS growth"), in its clause
 _MODEL = re.compile(
     r"\bevergreen\b|\b(?:financial|growth|earnings|long[- ]term) (?:algorithm|model|framework)\b",
@@ -615,17 +622,29 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 period = _outlook_period(s, recent, call)
             if period is None:
                 continue
-            low, high = a.value, a.high if a.high is not None else a.value
+            low: float | None = a.value
+            high: float | None = a.high if a.high is not None else a.value
             if high is not None and low is not None and high < low:
                 low, high = high, low
+            text, at = a.fig.text, a.fig.start
+            bound = _BOUND.search(s.text, max(0, a.fig.start - 30), a.fig.start)
+            if bound is not None and a.high is None and not a.qualitative:
+                # "free cash flow of at least $2.4 billion": a floor; "up to $4 billion": a cap
+                text, at = (
+                    s.text[bound.start("b") : a.fig.start + len(a.fig.text)],
+                    bound.start("b"),
+                )
+                floor = bound.group("b").lower() in _FLOORS
+                up = (a.value >= 0) == floor
+                low, high = (a.value, None) if up else (None, a.value)
             item = GuidanceItem(
-                metric=a.metric.name, label=_label(a), text=a.fig.text, low=low, high=high,
+                metric=a.metric.name, label=_label(a), text=text, low=low, high=high,
                 kind=a.fig.kind, unit=a.unit,  # type: ignore[arg-type]
                 role=a.role,  # type: ignore[arg-type]
                 basis=basis,  # type: ignore[arg-type]
                 segment=a.segment, qualitative=a.qualitative, period=period.label(),
                 direction=direction, speaker=s.turn.speaker, section=s.turn.section,
-                start=s.start + a.fig.start, end=s.start + a.fig.start + len(a.fig.text),
+                start=s.start + at, end=s.start + a.fig.start + len(a.fig.text),
                 sentence=s.text,
             )  # fmt: skip
             weight = a.metric.weight + (1.0 if a.segment is None else 0.0)

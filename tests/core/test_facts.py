@@ -576,8 +576,14 @@ def test_outlooks_restated_reduced_by_and_an_agencys_outlook() -> None:
     )
     eps = items["13%"]
     assert (eps.metric, eps.role, eps.period) == ("eps", "change", "FY 2024")
-    debt = items["$4 billion"]
-    assert (debt.metric, debt.role, debt.low, debt.direction) == ("debt", "change", -4e9, None)
+    debt = items["up to $4 billion"]  # a cut of at most $4 billion
+    assert (debt.metric, debt.role, debt.low, debt.high, debt.direction) == (
+        "debt",
+        "change",
+        -4e9,
+        None,
+        None,
+    )
 
 
 def test_an_outlook_section_opened_by_a_heading() -> None:
@@ -971,6 +977,21 @@ def test_a_reits_measures_its_and_history() -> None:
     assert "5.6%" not in rows and "97.3%" not in rows
     guide = {g.text: g for g in facts.guidance}["$2.40 to $2.43"]
     assert (guide.metric, guide.period, guide.direction) == ("ffo", "FY 2024", "raised")
+
+
+def test_an_outlook_with_a_floor_the_second_of_two() -> None:
+    """ "an adjusted gross margin of approximately 65.5% and free cash flow of at least $2.4
+    billion": both outlooks, the second a floor (low, no high), not a threshold."""
+    text = "\n".join([
+        "Welcome to the Omega second quarter fiscal 2025 earnings call.",
+        "For fiscal 2025, we continue to expect an adjusted gross margin of approximately 65.5% "
+        "and free cash flow of at least $2.4 billion.",
+    ])  # fmt: skip
+    items = {g.metric: g for g in call_facts(parse_transcript(text)).guidance}
+    fcf = items["free_cash_flow"]
+    assert (fcf.text, fcf.low, fcf.high, fcf.period) == ("at least $2.4 billion", 2.4e9, None,
+                                                          "FY 2025")  # fmt: skip
+    assert items["gross_margin"].low == 65.5
 
 
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
