@@ -32,7 +32,7 @@ from core.facts.segments import (
     np_segment,
     segment_after,
 )
-from core.facts.units import fits, signed, unit_of, units, with_volume_unit
+from core.facts.units import fits, is_flat, signed, unit_of, units, with_volume_unit
 from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, PART_WORDS, words
 from core.grounding import Figure
 
@@ -1085,6 +1085,10 @@ def _bind(
         and not re.search(r"\bor\b|[,;]", sentence[last.fig.start + len(last.fig.text) : fig.start])
     ):  # "6% to 8% earnings per share growth of $3 to $3.06": the growth, then the level
         role, up_down = "result", None
+    if is_flat(fig):  # "organic growth was flat": no change, of a level that is not a rate
+        if metric.level == "rate" or anchor is not None:
+            return None
+        role, up_down = "change", "flat"
     if to_level:
         role, up_down = "result", None
     elif anchor is not None and role == "result":

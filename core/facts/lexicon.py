@@ -127,6 +127,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("cash", "Cash", r"cash and (?:cash )?equivalents|cash on hand|(?:total )?liquidity|"
            r"(?:net )?cash position",
            "money", 1.1, False),
+    Metric("expenses", "R&D expenses",
+           r"(?:r&d|research and development) (?:spend(?:ing)?|expenses?|investments?)", "money",
+           1.1, False),
     Metric("expenses", "Operating expenses",
            r"(?:total )?operating expenses|opex|sg&a(?: expenses?)?|selling, general and "
            r"administrative expenses", "money", 1.2),

@@ -107,6 +107,18 @@ _WORDED_BOUNDS = {
 _BREAKEVEN = re.compile(r"\b(?:break[- ]?even)\b(?![- ](?:point|level|price|rate)s?\b)", re.I)
 
 
+_FLAT = re.compile(
+    r"\b(?:was|were|is|are|remained|remains|came in|been|be|stayed)\s+(?:essentially |roughly |"
+    r"about |relatively |basically |largely )?(?P<f>flat)\b(?!\s*(?:rate|fee|screen|panel|glass|"
+    r"to (?:down|up|slightly)))",
+    re.IGNORECASE,
+)
+
+
+def is_flat(fig: Figure) -> bool:
+    return fig.value == 0 and fig.text.lower() == "flat"
+
+
 def is_breakeven(fig: Figure) -> bool:
     return fig.value == 0 and bool(_BREAKEVEN.fullmatch(fig.text))
 
@@ -195,9 +207,14 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
             out.append(Figure(m.group(0), float(bounds[0]), "percent", 0.0, m.start()))
             highs[m.start()] = float(bounds[1])
             worded.add(m.start())
+    for m in _FLAT.finditer(sentence):  # "organic growth was flat": a change of zero
+        if not any(f.start <= m.start("f") < f.start + len(f.text) for f in out):
+            out.append(Figure("flat", 0.0, "percent", 0.0, m.start("f")))
+            worded.add(m.start("f"))
+    if forward:
         for m in _BREAKEVEN.finditer(sentence):  # "operating income to be around breakeven"
             if not any(f.start <= m.start() < f.start + len(f.text) for f in out):
                 out.append(Figure(m.group(0), 0.0, "money", 0.0, m.start()))
                 worded.add(m.start())
-        out.sort(key=lambda f: f.start)
+    out.sort(key=lambda f: f.start)
     return out, highs, worded

@@ -56,6 +56,7 @@ GENERIC = words(
     record-setting all-time robust healthy solid improved increased good great excellent
     very combined comparable q1 q2 q3 q4 fy first second third fourth full operating cash
     total, resulting enterprise enterprise-wide reported, pro forma year-to-date ytd
+    targeted planned expected anticipated projected estimated budgeted
     cumulative average sequential year-over-year double-digit double digit strong, overall,
     same as in guidance outlook period-end quarter-end year-end month-end ending hfi hfs
     held-for-investment held-for-sale gross dollar-based pretax pre-tax after-tax aftertax

@@ -994,6 +994,30 @@ def test_an_outlook_with_a_floor_the_second_of_two() -> None:
     assert items["gross_margin"].low == 65.5
 
 
+def test_flat_and_rd_spending() -> None:
+    """ "organic growth was flat during the fourth quarter": a change of zero ("flat" of a margin
+    is left out: zero points or zero percent is not said); R&D spending is R&D expenses, not
+    operating expenses; "a targeted R&D spend" names no part of the company."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2020 earnings call.",
+        "On a consolidated basis, organic growth was flat during the fourth quarter.",
+        "Gross margin was flat in the quarter.",
+        "R&D expenses were $310 million in the fourth quarter.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    flat = rows["flat"]
+    assert (flat.metric, flat.basis, flat.role, flat.value, flat.period) == (
+        "revenue",
+        "organic",
+        "change",
+        0,
+        "Q4 2020",
+    )
+    assert [r for r in _rows(text) if r.metric == "gross_margin"] == []
+    rd = rows["$310 million"]
+    assert (rd.metric, rd.label) == ("expenses", "R&D expenses")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
