@@ -491,13 +491,16 @@ def _respectively(
     return out
 
 
+_FY_LIFE = 1  # sentences a stated year carries past the next one, on a quarterly call
+
+
 def _context_life(context: Context, call: CallIdentity) -> int:
     """How many sentences after it a stated period carries: two; the year on a quarterly call
-    only the next one (a fourth-quarter call moves between the quarter and the year, and a
+    only the next two (a fourth-quarter call moves between the quarter and the year, and a
     longer carry dated the quarter's figures that followed as the year's)."""
     p, c = context.period, call.period
     if p is not None and c is not None and p.kind == "FY" and c.kind == "Q":
-        return 0
+        return _FY_LIFE
     return 2
 
 

@@ -1018,6 +1018,21 @@ def test_flat_and_rd_spending() -> None:
     assert (rd.metric, rd.label) == ("expenses", "R&D expenses")
 
 
+def test_a_stated_year_carries_two_sentences_on_a_fourth_quarter_call() -> None:
+    """On a fourth-quarter call, "For the full year 2023, ..." dates the next two sentences'
+    figures as the year's; the one after is not said (quarter or year) and is left out."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2023 earnings call.",
+        "For the full year 2023, revenue was $10 billion.",
+        "Gross margin was 40%.",
+        "Operating margin was 12%.",
+        "Free cash flow was $900 million.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    assert [rows[t].period for t in ("$10 billion", "40%", "12%")] == ["FY 2023"] * 3
+    assert "$900 million" not in rows
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
