@@ -69,6 +69,24 @@ _COMPARE_BEFORE = re.compile(
     r"|nearly |record |just |only )?$",
     re.IGNORECASE,
 )
+# "up 1.9% from $8.55 billion in the second quarter of 2023": the comparison's period, named
+# after its figure
+_COMPARE_FIGURE_BEFORE = re.compile(
+    r"\b(?:from|compared (?:to|with)|versus|vs\.?|against)\s+(?:approximately |about |roughly )?"
+    r"[$€£]?\d[\d.,]*(?:\s*(?:million|billion|thousand|trillion|%|percent|per share|cents))?\s+"
+    r"(?:in|for|during|at)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _compared_before(sentence: str, at: int) -> bool:
+    """The period words at `at` name what a figure is compared with."""
+    return bool(
+        _COMPARE_BEFORE.search(sentence[max(0, at - 30) : at])
+        or _COMPARE_FIGURE_BEFORE.search(sentence[max(0, at - 60) : at])
+    )
+
+
 _TO_BEFORE = re.compile(
     r"\bto\s+(?:approximately |about |a record |record |nearly |roughly |almost |over |"
     r"more than |just over )?$",
@@ -453,10 +471,10 @@ def _joint_metric(
 
 def _respectively(
     sentence: str, figs: Sequence[Figure], metrics: Sequence[MetricMatch]
-) -> dict[int, MetricMatch]:
+) -> dict[int, MetricMatch | None]:
     """ "A and B were $X and $Y, respectively": each figure's metric, in order; {} when the
     sentence has no such list or the counts differ."""
-    out: dict[int, MetricMatch] = {}
+    out: dict[int, MetricMatch | None] = {}
     for r in re.finditer(r",?\s+respectively\b", sentence):
         listed: list[Figure] = []
         for f in reversed([f for f in figs if f.start + len(f.text) <= r.start()]):
@@ -464,12 +482,14 @@ def _respectively(
             tail = sentence[end : (listed[0].start if listed else r.start())]
             if listed and not re.fullmatch(
                 r"(?:\s+[a-z ]{0,20})?\s*(?:,\s*(?:and\s+)?|\s+and\s+)"
-                r"(?:approximately |about |roughly |an? )?",
+                r"(?:(?:approximately|about|roughly|an?|up|down)\s+)*",
                 tail,
             ):
                 break  # fmt: skip
             if not listed and not re.fullmatch(r"(?:\s+[\w ]{0,25})?", tail):
                 break
+            if listed and f.kind != listed[0].kind:
+                break  # "$7.08 for the full year, up 17% and 14%": the list is the percents
             listed.insert(0, f)
         if len(listed) < 2:
             continue
@@ -488,6 +508,10 @@ def _respectively(
                 break
         if len(names) == len(listed):
             out.update({f.start: m for f, m in zip(listed, names, strict=True)})
+        else:
+            # "... organic net sales were up 1% and down 3%, respectively": the list of parts it
+            # pairs them with is not in the sentence: none of them can be attributed
+            out.update({f.start: None for f in listed})
     return out
 
 
@@ -515,7 +539,7 @@ def _remember_period(
             context.period = None
         return
     own = {resolve(m, call.period) for m in found if not m.is_base
-           and not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start])
+           and not _compared_before(sentence, m.start)
            # "a very good start to the year": a part of the year, not the year's figures
            and not re.search(r"\b(?:start|beginning|end|part)\s+(?:to|of)\s+$",
                              sentence[max(0, m.start - 20) : m.start], re.I)
@@ -600,6 +624,11 @@ _NOT_A_PART = re.compile(
     r"also|reported|organic|adjusted|gaap|growth|currency|basis|rate|of|total|[a-z]+ing|[a-z]+ed)\b",
     re.IGNORECASE,
 )
+_LOWER_PART = re.compile(
+    r"\b(?:our|the)\s+(?P<seg>[a-z][\w&-]*(?:\s+[a-z][\w&-]*)?)\s+(?:business|segment|division|"
+    r"unit)\s+(?:also\s+)?(?:posted|had|reported|generated|delivered|recorded|saw|achieved|produced|"
+    r"contributed|earned)\s+(?:an?\s+|its\s+)?(?:[\w-]+\s+){0,2}$"
+)
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
 _INVESTED = re.compile(
     r"\b(?:we|[A-Z][\w/&.'’-]*)\s+invested\s+(?:approximately |about |nearly |roughly )?$"
@@ -661,7 +690,7 @@ def _bind(
     context: Context,
     forward: bool,
     geo: re.Match[str] | None,
-    paired: dict[int, MetricMatch] | None = None,
+    paired: dict[int, MetricMatch | None] | None = None,
 ) -> Attributed | None:
     ca, cb = clause
     end = fig.start + len(fig.text)
@@ -681,6 +710,8 @@ def _bind(
     anchor: Attributed | None = None
     # 0. "adjusted earnings and adjusted EPS were $1.48 billion and $0.75 per share,
     #    respectively": the metrics in the order of the figures
+    if paired and fig.start in paired and paired[fig.start] is None:
+        return None  # one of a "respectively" list whose other list the sentence does not give
     pair = (paired or {}).get(fig.start)
     if pair is not None:
         metric_match = pair
@@ -1096,6 +1127,17 @@ def _bind(
         role, up_down = "result", None
     elif anchor is not None and role == "result":
         return None
+    # "Foreign exchange is expected to reduce net sales growth by about 1 point": an effect on
+    # the metric, not its change
+    if re.search(
+        r"\b(?:foreign exchange|foreign currency|currency|currencies|fx|translation|acquisitions?|"
+        r"divestitures?|the (?:extra|additional|53rd) week)\b[^.;]{0,40}?\b(?:reduc|lower|add|hurt|"
+        r"help|benefit|contribut|weigh|impact|increas|decreas|boost|drag)\w*\s+(?:our |the )?"
+        r"(?:[\w-]+\s+){0,2}$",
+        sentence[ca : metric_match.start],
+        re.I,
+    ):
+        return None
     # an effect on a metric ("a currency headwind on revenue of $80 million") is not its level
     if re.search(
         r"\b(?:headwinds?|tailwinds?|impacts?|effects?|benefits?|contributions?|drag|savings|"
@@ -1207,6 +1249,12 @@ def _bind(
             ):
                 return None  # no part named in the last sentences: whose is not said
             segment = context.segment
+        part = _LOWER_PART.search(sentence, ca, metric_match.start) if segment is None else None
+        if part is not None and not re.fullmatch(
+            r"(?:core|overall|total|whole|entire|existing|base|underlying|combined)",
+            part.group("seg"),
+        ):  # "our cargo business posted an operating loss of $9 million": the part's
+            segment = part.group("seg")
         if segment is None and chained and prev is not None and prev.segment:
             segment = prev.segment  # "earnings were $619 million or $0.31 per share": the part's
         if (
@@ -1297,9 +1345,14 @@ def _figure_period(
     period_words = [
         m for m in period_words if not re.match(r"\s+(?:base|baseline)\b", sentence[m.end :], re.I)
     ]
+    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", sentence)
+    if reason is not None and fig.start >= reason.end():
+        # "Given the price investments we are making in the fourth quarter, we now expect ...":
+        # the reason's period is not the outlook's
+        period_words = [m for m in period_words if m.start >= reason.end()]
     for m in period_words:
         if np_start <= m.start and m.end <= fig.start and m.start >= ca:
-            if not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start]) and not (
+            if not _compared_before(sentence, m.start) and not (
                 re.search(r"\bfrom\s+(?:the\s+)?$", sentence[max(0, m.start - 12) : m.start])
             ):
                 own.append(m)
@@ -1375,9 +1428,7 @@ def _figure_period(
         return found if found is not None else False
     # nothing bound: the call's period, unless the clause names another own period
     loose = [m for m in period_words if not m.is_base and ca <= m.start < cb]
-    loose = [
-        m for m in loose if not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start])
-    ]
+    loose = [m for m in loose if not _compared_before(sentence, m.start)]
     others = {resolve(m, call.period, forward=forward) for m in loose}
     others.discard(None)
     if forward:
@@ -1387,7 +1438,7 @@ def _figure_period(
     if others:
         return call.period
     named = {resolve(m, call.period) for m in period_words if not m.is_base
-             and not _COMPARE_BEFORE.search(sentence[max(0, m.start - 30) : m.start])}  # fmt: skip
+             and not _compared_before(sentence, m.start)}  # fmt: skip
     named.discard(None)
     if named == {call.period}:
         return call.period  # the sentence names the call's period, in another clause
@@ -1412,6 +1463,8 @@ def _figure_period(
         current_year = call.period is not None and context_period.year == call.period.year
         if context_period.kind == "FY" and current_year and call.period.n == 4:
             return context_period  # a Q4 call's full-year paragraph
+        if context_period.kind in ("9M", "6M", "H") and current_year:
+            return context_period  # "For the first nine months, ... Cash from operations ..."
         if (
             context_period.year is not None
             and call.period is not None

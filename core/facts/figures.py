@@ -360,7 +360,9 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                     r"\s*(?:to|-|–)\s*", sentence[moved.end() :][len(old[0].text) : old[1].start]
                 ):
                     old_mid = (old[0].value + old[1].value) / 2
-                if moved.group("dir") and re.search(r"decline|decrease", moved.group("dir"), re.I):
+                if moved.group("dir") and re.search(
+                    r"decline|decrease|down", moved.group("dir"), re.I
+                ):
                     old_mid = -abs(old_mid)  # "a decline of 1% to 3%"
                 new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
                 if new_mid != old_mid:
@@ -412,18 +414,19 @@ _PRIOR_GUIDE = re.compile(
 # "$1.10 to $1.30, down from $1.80 to $2.00 previously", "versus our prior guidance of a
 # decline of 1% to 3%": a new range against the old one
 _FROM_OLD = re.compile(
-    r"\s*,?\s*(?:(?:up|down|revised|changed|increased|decreased|lowered|raised)?\s*from|"
+    r"\s*(?:[\w' ]{0,40}?,\s*)?,?\s*(?:(?:up|down|revised|changed|increased|decreased|lowered|"
+    r"raised)?\s*from(?: the| our)?|"
     r"(?:[\w' ]{0,40}?,\s*)?(?:versus|vs\.?|compared (?:to|with))\s+(?:our |the )?"
     r"(?:prior|previous|earlier|original|initial) (?:guidance|outlook|range|expectations?|"
     r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about )?"
-    r"(?P<dir>(?:an? )?(?:decline|decrease|increase|growth) of\s+)?",
+    r"(?P<dir>(?:an? )?(?:decline|decrease|increase|growth) of\s+|down\s+)?",
     re.IGNORECASE,
 )
 _PREVIOUSLY = re.compile(
     r"\b(?:previously|(?:prior|previous|earlier)(?![- ](?:year|quarter|period|fiscal)\b)|"
     r"initially|originally|last quarter|in (?:our|the) "
     r"(?:last|prior) (?:call|update)|we (?:had )?(?:indicated|guided|gave|provided|said|shared|"
-    r"communicated|laid out)|framework|investor day)\b",
+    r"communicated|laid out|discussed|outlined|announced|set out)|framework|investor day)\b",
     re.IGNORECASE,
 )
 
@@ -461,12 +464,16 @@ def _is_future(period: Period, call: Period | None) -> bool:
 def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity) -> Period | None:
     """A forward-looking sentence's period when its figure names none: the one future period
     the sentence names, else the one the sentences just before set up ("For 2021, ...")."""
-    for text in (s.text, *[r.text for r in reversed(recent)]):
+    own = s.text
+    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", own)
+    if reason is not None:
+        own = own[reason.end() :]  # "Given the investments we make in the fourth quarter, ..."
+    for text in (own, *[r.text for r in reversed(recent)]):
         found = {resolve(m, call.period, forward=True) for m in mentions(text) if not m.is_base}
         found = {p for p in found if p is not None and _is_future(p, call.period)}
         if len(found) == 1:
             return found.pop()
-        if len(found) > 1 and text is s.text:
+        if len(found) > 1 and text is own:
             return None  # the sentence itself names two future periods: which is not said
     return None
 

@@ -92,7 +92,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "ytd",
             r"\b(?:year[- ]to[- ]date|ytd|so far this year|(?:first|past) (?P<w>nine|six) "
             r"months|(?P<w2>nine|six) months ended|through the first (?P<w3>three|two) "
-            r"quarters)\b",
+            rf"quarters)\b(?: (?:of|in) (?:fiscal |fy ?)?(?:year )?(?P<y>{_FYEAR})\b)?",
         ),
         # full year 2021, fiscal '22, fiscal year 2021, FY22, fiscal 2021
         (
@@ -173,6 +173,9 @@ def _mention(name: str, m: re.Match[str]) -> Mention | None:
     if name == "ytd":
         w = (g.get("w") or g.get("w2") or g.get("w3") or "").lower()
         kind = "6M" if w in ("six", "two") else "9M" if w in ("nine", "three") else "YTD"
+        year = _year(g.get("y"))
+        if kind != "YTD" and year is not None:  # "the first nine months of fiscal 2025"
+            return Mention(a, b, text, Period(kind, 0, year))
         return Mention(a, b, text, rel="ytd", period=Period(kind) if kind != "YTD" else None)
     if name == "fy":
         return Mention(a, b, text, Period("FY", 0, _year(g["y"])))

@@ -51,6 +51,12 @@ SEGMENT_AT = re.compile(
 )
 
 
+# an industry's own measures, not parts of the company: "System-wide RevPAR grew 3.1%",
+# "CASM-ex to increase"
+_KPI = (
+    r"(?:(?:T|P)?RASM|CASM(?:-ex)?|RevPAR|ADR|ARPU|ARPA|ASMs?|RPMs?|EBITDA|EPS|FFO|AFFO|NOI|ROE|ROA|"
+    r"ROIC|ROTCE|NIM|CET1|AUM|ARR|GMV|TPV|DAUs?|MAUs?|Churn|Occupancy|Yields?|Capacity|Bookings?)"
+)
 NOT_SEGMENT = re.compile(
     r"^(?:Q[1-4]|FY|H[12]|Fiscal|First|Second|Third|Fourth|January|February|March|April|May|"
     r"June|July|August|September|October|November|December|Total|Overall|Summary|Addition|"
@@ -65,6 +71,7 @@ NOT_SEGMENT = re.compile(
     # what a quarter's story is about, not a part of the company: "Volumes decreased due to"
     r"Volumes?|Results?|Demand|Prices?|Pricing|Costs?|Spreads?|Expenses?|Profits?|Shipments?|"
     r"Traffic|Growth|Performance|Income|Interest|Inventor(?:y|ies)|Productivity|Inflation)\b"
+    rf"|^.*\b{_KPI}\b"
 )
 
 

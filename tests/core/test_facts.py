@@ -1033,6 +1033,46 @@ def test_a_stated_year_carries_two_sentences_on_a_fourth_quarter_call() -> None:
     assert "$900 million" not in rows
 
 
+def test_classes_from_the_third_cold_review() -> None:
+    """What the review of four more unseen calls found, as classes: a comparison's named quarter
+    after its figure; an industry measure is not a part ("System-wide RevPAR grew"); "up from the
+    $500 million we discussed in January" is raised; "versus our prior guidance of down 1% to
+    flat" is lowered; a reason's period ("Given the investments we make in the fourth quarter,")
+    is not the outlook's; a currency effect is not growth; a nine-month paragraph carries;
+    a "respectively" list whose parts are not in the sentence is left out; "our cargo business
+    posted an operating loss" is the part's."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter fiscal 2024 earnings call.",
+        "Total revenue was $8.71 billion, up 1.9% from $8.55 billion in the third quarter of 2023.",
+        "System-wide RevPAR grew 3.1% in the third quarter.",
+        "Adjusted EBITDA was $892 million.",
+        "Cargo revenue was $118 million, and our cargo business posted an operating loss of $9 "
+        "million.",
+        "Meals & Baking organic net sales were up 1% and down 3%, respectively.",
+        "For the first nine months of fiscal 2024, net sales were $14.9 billion.",
+        "Cash from operations totaled $2.6 billion.",
+        "We now expect to repurchase about $1 billion of shares in fiscal 2024, up from the $500 "
+        "million we discussed in January.",
+        "Given the price investments we are making in the fourth quarter, we now expect organic "
+        "net sales for fiscal 2024 to decline 1% to 1.5%, versus our prior guidance of down 1% to "
+        "flat.",
+        "Foreign exchange is expected to reduce net sales growth by about 1 point in fiscal 2024.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    rev = rows["$8.71 billion"]
+    assert rev.period == "Q3 2024" and rev.prior is not None and rev.prior.period == "Q3 2023"
+    assert (rows["$892 million"].segment, rows["$892 million"].period) == (None, "Q3 2024")
+    assert (rows["$9 million"].segment, rows["$9 million"].value) == ("cargo", -9e6)
+    assert "1%" not in rows and "3%" not in rows
+    assert rows["$2.6 billion"].period == "9M 2024"
+    items = {g.text: g for g in facts.guidance}
+    assert items["$1 billion"].direction == "raised"
+    organic = items["1% to 1.5%"]
+    assert (organic.period, organic.direction, organic.low) == ("FY 2024", "lowered", -1.5)
+    assert "1" not in items  # the currency effect
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
