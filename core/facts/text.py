@@ -117,7 +117,10 @@ def _guidance_bullet(g: GuidanceItem) -> Highlight:
     lowers, reaffirms or withdraws only when the call states it."""
     verb = _VERBS.get(g.direction or "", "sees")
     label = g.label.lower()
-    if g.role == "change" and "growth" not in label:
+    values = [v for v in (g.low, g.high) if v is not None]
+    if g.role == "change" and values and max(values) < 0:
+        label += " decline"  # "organic net sales to decline 1% to 1.5%": not "growth 1% to 1.5%"
+    elif g.role == "change" and "growth" not in label:
         label += " growth"
     figure = telegram(g.text)
     if g.low is not None and g.high is not None and g.low != g.high:

@@ -1071,6 +1071,7 @@ def test_classes_from_the_third_cold_review() -> None:
     organic = items["1% to 1.5%"]
     assert (organic.period, organic.direction, organic.low) == ("FY 2024", "lowered", -1.5)
     assert "1" not in items  # the currency effect
+    assert any("decline 1% to 1.5%" in h.text for h in facts.highlights)  # not "growth"
 
 
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
