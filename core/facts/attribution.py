@@ -253,8 +253,8 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
     if adjusted or gaap:
         return "adjusted" if max(adjusted, default=-1) > max(gaap, default=-1) else "gaap"
     sales_like = metric.name in ("revenue", "same_store_sales", "orders", "backlog")
-    if role == "change" and sales_like and _CC.search(text):
-        return "constant_currency"
+    if role == "change" and _CC.search(text):
+        return "constant_currency"  # "EPS each to be down 2% to 3% in constant currency"
     if role == "change" and sales_like and _ORGANIC.search(text):
         return "organic"
     if (
@@ -458,14 +458,20 @@ def _joint_metric(
     first = next((m for m in metrics if m.end < named.start and re.fullmatch(
         r"\s+and\s+(?:(?:our|the|its|core|adjusted|non-gaap|gaap|total)\s+)*",
         sentence[m.end : named.start], re.I)), None)  # fmt: skip
-    if first is None or first.metric.level != got.metric.level or first.metric is got.metric:
+    if first is None or first.metric is got.metric:
         return None
+    growth = got.role == "change" and got.unit == "percent"
+    levels = {first.metric.level, got.metric.level}
+    if first.metric.level != got.metric.level and not (growth and levels <= {"money", "per_share"}):
+        return None  # "operating profit and EPS to decline 2% to 3%": both growth rates
     if not fits(
         first.metric, got.unit, got.role, got.fig, sentence[got.fig.start + len(got.fig.text) :]
     ):
         return None
     head = re.split(r"\band\b|,", sentence[max(0, first.start - 30) : first.start])[-1]
     basis = _basis(head + sentence[first.start : first.end], first.metric, got.role, call)
+    if got.basis in ("constant_currency", "organic"):
+        basis = got.basis  # the qualifier after the figure is both metrics'
     return replace(got, metric=first.metric, basis=basis)
 
 

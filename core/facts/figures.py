@@ -354,6 +354,17 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
             or _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60)
         ):
             old = figures_in(sentence[moved.end() :])
+            flat_to = re.match(r"flat to (?P<d>down|up) (?:approximately |about )?(?P<v>\d[\d.]*)%",
+                               sentence[moved.end() :], re.I)  # fmt: skip
+            if flat_to is not None and item.fig.kind == "percent":
+                # "compared with our prior range of flat to down 2%": its midpoint is -1%
+                old_mid = (
+                    float(flat_to.group("v")) / 2 * (-1 if flat_to.group("d") == "down" else 1)
+                )
+                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
+                if new_mid != old_mid:
+                    return "raised" if new_mid > old_mid else "lowered"
+                return "reaffirmed"
             if old and old[0].start == 0 and old[0].kind == item.fig.kind:
                 old_mid = old[0].value
                 if len(old) > 1 and re.fullmatch(
@@ -461,14 +472,18 @@ def _is_future(period: Period, call: Period | None) -> bool:
     return False
 
 
+def _without_reason(text: str) -> str:
+    """ "Given the investments we make in the fourth quarter, we now expect ...": the sentence
+    without its reason, whose period is not the outlook's."""
+    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", text)
+    return text[reason.end() :] if reason is not None else text
+
+
 def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity) -> Period | None:
     """A forward-looking sentence's period when its figure names none: the one future period
     the sentence names, else the one the sentences just before set up ("For 2021, ...")."""
-    own = s.text
-    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", own)
-    if reason is not None:
-        own = own[reason.end() :]  # "Given the investments we make in the fourth quarter, ..."
-    for text in (own, *[r.text for r in reversed(recent)]):
+    own = _without_reason(s.text)
+    for text in (own, *[_without_reason(r.text) for r in reversed(recent)]):
         found = {resolve(m, call.period, forward=True) for m in mentions(text) if not m.is_base}
         found = {p for p in found if p is not None and _is_future(p, call.period)}
         if len(found) == 1:

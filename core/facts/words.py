@@ -25,7 +25,7 @@ CONNECT = words(
     negative minus approached exceeded surpassed which or achieved delivered generated reported
     posted
     recorded produced its our we than expected anticipated planned level more accelerated averaged
-    normalized least excess at
+    normalized least excess at each both
     decelerated
     """
 )

@@ -1074,6 +1074,26 @@ def test_classes_from_the_third_cold_review() -> None:
     assert any("decline 1% to 1.5%" in h.text for h in facts.highlights)  # not "growth"
 
 
+def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
+    """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
+    prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
+    text = "\n".join([
+        "Welcome to the Omega third quarter fiscal 2025 earnings call.",
+        "For fiscal 2025, we now expect operating profit and EPS each to be down 2% to 3% in "
+        "constant currency, compared with our prior range of flat to down 2%.",
+    ])  # fmt: skip
+    items = {g.metric: g for g in call_facts(parse_transcript(text)).guidance}
+    for metric in ("eps", "operating_income"):
+        g = items[metric]
+        assert (g.low, g.high, g.basis, g.period, g.direction) == (
+            -3,
+            -2,
+            "constant_currency",
+            "FY 2025",
+            "lowered",
+        )
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
