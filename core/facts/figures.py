@@ -145,7 +145,8 @@ def _eligible(s: Sentence) -> bool:
 def _lower_first(label: str) -> str:
     """ "Operating margin" -> "operating margin"; an acronym stays ("FFO per share", "EBITDA")."""
     first = label.split(" ", 1)[0]
-    return label if first.isupper() and len(first) > 1 else label[:1].lower() + label[1:]
+    acronym = len(first) > 1 and any(c.isupper() for c in first[1:])  # "FFO", "RevPAR"
+    return label if acronym else label[:1].lower() + label[1:]
 
 
 def _label(a: Attributed) -> str:

@@ -102,6 +102,9 @@ METRICS: tuple[Metric, ...] = (
     Metric("noi", "Net operating income",
            r"(?:(?:same[- ](?:store|property|center|asset)|cash|property) )?noi|(?:same[- ]"
            r"(?:store|property|center)|property) net operating income", "money", 2.4),
+    # a hotel company's revenue per available room, stated as its growth
+    Metric("revpar", "RevPAR", r"(?:(?:system[- ]wide|comparable|same[- ]store|global|worldwide) )?"
+           r"revpar(?: growth)?", "growth", 2.7),
     Metric("occupancy", "Occupancy",
            r"(?:(?:portfolio|same[- ]store|average|ending|period[- ]end) )?occupancy(?: rate)?|"
            r"(?:percent|percentage) leased|leased rate", "rate", 2.2),

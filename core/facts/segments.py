@@ -76,7 +76,8 @@ NOT_SEGMENT = re.compile(
 
 
 COMPANY_CUE = re.compile(
-    r"\b(?:total company|consolidated(?:ly)?|company[- ]wide|for the (?:total )?company|"
+    r"\b(?:total company|consolidated(?:ly)?|company[- ]wide|system[- ]wide|"
+    r"for the (?:total )?company|"
     r"enterprise[- ]wide|in total|on a total company basis|overall company|in summary|to "
     r"summarize|to sum up|all in all|(?:balance sheet|"
     r"cash flows?|capital allocation|liquidity|guidance|outlook)\b)",

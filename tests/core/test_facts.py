@@ -1094,6 +1094,26 @@ def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None
         )
 
 
+def test_a_hotel_companys_revpar() -> None:
+    """RevPAR growth, system-wide and by part, and its outlook; the label keeps its capitals."""
+    text = "\n".join([
+        "Welcome to the Omega Hotels fourth quarter 2024 earnings call.",
+        "System-wide RevPAR grew 3.1% in the fourth quarter.",
+        "In the U.S., RevPAR grew 1.2% in the quarter.",
+        "For the full year 2025, we expect system-wide RevPAR growth of 2% to 4%.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["3.1%"].metric, rows["3.1%"].role, rows["3.1%"].segment) == (
+        "revpar",
+        "change",
+        None,
+    )
+    assert (rows["1.2%"].segment, rows["1.2%"].label) == ("U.S.", "U.S.: RevPAR")
+    guide = {g.text: g for g in facts.guidance}["2% to 4%"]
+    assert (guide.metric, guide.period) == ("revpar", "FY 2025")
+
+
 def test_outlooks_as_margins_multiples_and_worded_ranges() -> None:
     """A margin named after the money metric it divides ("of adjusted EBITDA for a margin of
     45%"), a multiple named after its unit ("1.3 times debt-to-EBITDA"), "mid to high teens",
