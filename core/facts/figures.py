@@ -338,65 +338,62 @@ _FROM_PRIOR = re.compile(
 )
 
 
+def _midpoint(item: Attributed) -> float:
+    return (item.value + (item.high if item.high is not None else item.value)) / 2
+
+
+def _old_midpoint(text: str, kind: str) -> float | None:
+    """The midpoint of the earlier outlook that opens `text`: "7% to 9% ...", "$4.10", or "flat
+    to down 2%"; None when it does not open with one of the item's kind."""
+    flat_to = re.match(r"flat to (?P<d>down|up) (?:approximately |about )?(?P<v>\d[\d.]*)%", text,
+                       re.I)  # fmt: skip
+    if flat_to is not None and kind == "percent":
+        return float(flat_to.group("v")) / 2 * (-1 if flat_to.group("d") == "down" else 1)
+    old = figures_in(text)
+    if not old or old[0].start != 0 or old[0].kind != kind:
+        return None
+    if len(old) > 1 and re.fullmatch(r"\s*(?:to|-|–)\s*", text[len(old[0].text) : old[1].start]):
+        return (old[0].value + old[1].value) / 2
+    return old[0].value
+
+
+def _compared(new_mid: float, old_mid: float) -> Direction:
+    return "raised" if new_mid > old_mid else "lowered" if new_mid < old_mid else "reaffirmed"
+
+
 def _direction(sentence: str, item: Attributed | None = None) -> Direction | None:
     """Only what the sentence states: one direction word bound to guidance, or the new range
     set against the prior one ("to 7% to 8% from the prior 9%")."""
     if item is not None:
-        prior = _FROM_PRIOR.search(sentence, item.fig.start + len(item.fig.text))
-        if prior is not None and prior.start() - (item.fig.start + len(item.fig.text)) <= 40:
+        end = item.fig.start + len(item.fig.text)
+        prior = _FROM_PRIOR.search(sentence, end)
+        if prior is not None and prior.start() - end <= 40:
             old = figures_in(sentence[prior.end() :])
             if old and old[0].start == 0 and old[0].kind == item.fig.kind:
-                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
-                return "raised" if new_mid > old[0].value else (
-                    "lowered" if new_mid < old[0].value else "reaffirmed")  # fmt: skip
-        moved = _FROM_OLD.match(sentence, item.fig.start + len(item.fig.text))
+                return _compared(_midpoint(item), old[0].value)
+        moved = _FROM_OLD.match(sentence, end)
         if moved is not None and (
             _PREVIOUSLY.search(moved.group(0))
             or _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60)
         ):
-            old = figures_in(sentence[moved.end() :])
-            flat_to = re.match(r"flat to (?P<d>down|up) (?:approximately |about )?(?P<v>\d[\d.]*)%",
-                               sentence[moved.end() :], re.I)  # fmt: skip
-            if flat_to is not None and item.fig.kind == "percent":
-                # "compared with our prior range of flat to down 2%": its midpoint is -1%
-                old_mid = (
-                    float(flat_to.group("v")) / 2 * (-1 if flat_to.group("d") == "down" else 1)
-                )
-                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
-                if new_mid != old_mid:
-                    return "raised" if new_mid > old_mid else "lowered"
-                return "reaffirmed"
-            if old and old[0].start == 0 and old[0].kind == item.fig.kind:
-                old_mid = old[0].value
-                if len(old) > 1 and re.fullmatch(
-                    r"\s*(?:to|-|–)\s*", sentence[moved.end() :][len(old[0].text) : old[1].start]
-                ):
-                    old_mid = (old[0].value + old[1].value) / 2
-                if moved.group("dir") and re.search(
-                    r"decline|decrease|down", moved.group("dir"), re.I
-                ):
+            old_mid = _old_midpoint(sentence[moved.end() :], item.fig.kind)
+            if old_mid is not None:
+                if moved.group("dir") and re.search(r"decline|decrease|down", moved.group("dir"),
+                                                    re.I):  # fmt: skip
                     old_mid = -abs(old_mid)  # "a decline of 1% to 3%"
-                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
-                if new_mid != old_mid:
-                    return "raised" if new_mid > old_mid else "lowered"
-                return "reaffirmed"
-        than = _THAN_OLD.match(sentence, item.fig.start + len(item.fig.text))
+                return _compared(_midpoint(item), old_mid)
+        than = _THAN_OLD.match(sentence, end)
         if than is not None and (
             _PREVIOUSLY.search(sentence, than.end(), than.end() + 80)
             or _PRIOR_GUIDE.search(than.group(0))
         ):
             # "8% to 9%, which is higher than the 7% to 9% range that we initially expected"
-            old = figures_in(sentence[than.end() :])
-            if old and old[0].start == 0 and old[0].kind == item.fig.kind:
-                old_mid = old[0].value
-                if len(old) > 1 and re.fullmatch(
-                    r"\s*(?:to|-|–)\s*", sentence[than.end() :][len(old[0].text) : old[1].start]
-                ):
-                    old_mid = (old[0].value + old[1].value) / 2
-                new_mid = (item.value + (item.high if item.high is not None else item.value)) / 2
-                up = than.group("dir").lower() in ("higher", "above", "better", "up")
-                if (new_mid > old_mid) == up and new_mid != old_mid:
-                    return "raised" if up else "lowered"
+            old_mid = _old_midpoint(sentence[than.end() :], item.fig.kind)
+            up = than.group("dir").lower() in ("higher", "above", "better", "up")
+            if old_mid is not None and _compared(_midpoint(item), old_mid) == (
+                "raised" if up else "lowered"
+            ):
+                return "raised" if up else "lowered"
     if _RATING.search(sentence):
         return None  # "upgrading our credit ratings and indicating a stable outlook": an agency's
     found = {d for d, p in _DIRECTIONS if p.search(sentence)}
