@@ -87,6 +87,9 @@ def _compared_before(sentence: str, at: int) -> bool:
     )
 
 
+# "Given the investments we make in the fourth quarter, we now expect ...": a reason opening the
+# sentence, whose period is not the outlook's
+REASON = re.compile(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,")
 _TO_BEFORE = re.compile(
     r"\bto\s+(?:approximately |about |a record |record |nearly |roughly |almost |over |"
     r"more than |just over )?$",
@@ -1351,7 +1354,7 @@ def _figure_period(
     period_words = [
         m for m in period_words if not re.match(r"\s+(?:base|baseline)\b", sentence[m.end :], re.I)
     ]
-    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", sentence)
+    reason = REASON.match(sentence)
     if reason is not None and fig.start >= reason.end():
         # "Given the price investments we are making in the fourth quarter, we now expect ...":
         # the reason's period is not the outlook's

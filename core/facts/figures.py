@@ -13,6 +13,7 @@ from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
 from core.facts.attribution import (
     ADJUSTED_WORDS,
     GAAP_WORDS,
+    REASON,
     Attributed,
     Context,
     attribute,
@@ -473,7 +474,7 @@ def _is_future(period: Period, call: Period | None) -> bool:
 def _without_reason(text: str) -> str:
     """ "Given the investments we make in the fourth quarter, we now expect ...": the sentence
     without its reason, whose period is not the outlook's."""
-    reason = re.match(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,", text)
+    reason = REASON.match(text)
     return text[reason.end() :] if reason is not None else text
 
 
