@@ -175,6 +175,12 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
+# sales counted in units of energy, not money
+_VOLUME_SALES = re.compile(
+    r"\bweather[- ]normali[sz]ed\b|\b(?:electric(?:ity)?|kwh|kilowatt[- ]hour) sales\b|"
+    r"\bsales volumes?\b",
+    re.IGNORECASE,
+)
 # "this segment", "the group": a part of the company is under discussion, its name not said
 _ANAPHOR = re.compile(r"\b(?:this|that|the) (?:segment|group|division|business unit)\b", re.I)
 UNNAMED_SEGMENT = "(a segment the call does not name here)"
@@ -634,8 +640,8 @@ _NOT_A_PART = re.compile(
     re.IGNORECASE,
 )
 _LOWER_PART = re.compile(
-    r"\b(?:our|the)\s+(?P<seg>[a-z][\w&-]*(?:\s+[a-z][\w&-]*)?)\s+(?:business|segment|division|"
-    r"unit)\s+(?:also\s+)?(?:posted|had|reported|generated|delivered|recorded|saw|achieved|produced|"
+    r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[a-z][\w&-]*(?:\s+[a-z][\w&-]*)?)\s+(?:business|segment|division|"
+    r"unit|utility|platform)\s+(?:also\s+)?(?:posted|had|reported|generated|delivered|recorded|saw|achieved|produced|"
     r"contributed|earned)\s+(?:an?\s+|its\s+)?(?:[\w-]+\s+){0,2}$"
 )
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
@@ -968,6 +974,14 @@ def _bind(
     if metric_match is None:
         return None
     metric = metric_match.metric
+    if metric.name == "revenue" and _VOLUME_SALES.search(sentence):
+        return None  # "Weather-normalized retail electric sales grew 2.4%": volumes, not revenue
+    if (
+        call.flows_business
+        and metric.name == "revenue"
+        and sentence[metric_match.start : metric_match.end].lower().startswith("organic")
+    ):
+        return None  # an asset manager's "organic growth": of assets, from net flows
     if (
         metric.name == "net_income"
         and prev is not None
@@ -1248,6 +1262,23 @@ def _bind(
         if (
             segment is None
             and metric.segmentable
+            and re.match(
+                r"\s*(?:And\s+|So\s+)?It\s+(?!(?:was|is|has been|will|would|should|"
+                r"remains|seems|looks|also)\b)[a-z]+ed\b",
+                sentence,
+            )
+        ):  # "Our alternatives platform ... It ended the quarter with $74 billion of assets under
+            # management": a part the sentence before named, not the company
+            if (
+                context.segment is None
+                or context.segment == UNNAMED_SEGMENT
+                or context.segment_age > 3
+            ):
+                return None
+            segment = context.segment
+        if (
+            segment is None
+            and metric.segmentable
             and re.match(r"\s*(?:Its|Their)\s+(?:[\w-]+\s+){0,2}$", sentence[: metric_match.start])
         ):  # "Our industrial portfolio ... continues to lead. Its occupancy was 97.3%": the
             # part the sentence before named, not the company
@@ -1258,7 +1289,8 @@ def _bind(
             ):
                 return None  # no part named in the last sentences: whose is not said
             segment = context.segment
-        part = _LOWER_PART.search(sentence, ca, metric_match.start) if segment is None else None
+        part = _LOWER_PART.search(sentence, ca, min(metric_match.start, fig.start)) if (
+            segment is None) else None  # fmt: skip
         if part is not None and not re.fullmatch(
             r"(?:core|overall|total|whole|entire|existing|base|underlying|combined)",
             part.group("seg"),
@@ -1294,6 +1326,13 @@ def _bind(
     qualifier = _QUALIFIER_AFTER.match(sentence[max(end, metric_match.end) : cb])
     basis_text = sentence[lo : max(end, metric_match.end)] + " " + (
         qualifier.group(0) if qualifier else "")  # fmt: skip
+    joint = re.search(
+        r"\b(?:adjusted|non-gaap)\s+[\w&-]+\s+and\s+$",
+        sentence[max(ca, metric_match.start - 40) : metric_match.start],
+        re.I,
+    )
+    if joint is not None:  # "combined non-GAAP R&D and SG&A expenses of": both qualified
+        basis_text = joint.group(0) + " " + basis_text
     if pair is not None:  # "adjusted earnings and adjusted EPS were ..., respectively"
         head = sentence[max(ca, pair.start - 30) : pair.start]
         head = re.split(r"\band\b|,", head)[-1]
@@ -1308,6 +1347,16 @@ def _bind(
             basis_text, metric, role, call)  # fmt: skip
     if anchor is not None and role == "change" and basis is None:
         basis = anchor.basis if anchor.basis in ("adjusted", "gaap") else None
+    if (
+        basis is None
+        and metric.name == "eps"
+        and re.search(
+            r"\boperating (?:earnings|eps\b|income per)",
+            sentence[ca : max(end, metric_match.end)],
+            re.I,
+        )
+    ):  # "Operating earnings were $1.21 per share": a utility's or insurer's non-GAAP EPS
+        basis = "adjusted"
     if list_seg is not None and last is not None:
         basis = last.basis  # the list's metric, as first named ("organic sales growth")
     if chained and prev is not None and basis is None and prev.role == role:

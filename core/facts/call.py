@@ -126,6 +126,10 @@ _NOT_NAMES = frozenset(
 )
 
 
+_AUM = re.compile(r"\bassets under (?:management|administration)\b|\bAUM\b")
+_FLOWS = re.compile(r"\bnet (?:in|out)?flows\b", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class CallIdentity:
     company: str | None = None
@@ -141,6 +145,9 @@ class CallIdentity:
     # free cash flow too; the metrics it names as exceptions ("other than revenue") are not
     adjusted_all: bool = False
     adjusted_except: frozenset[str] = frozenset()
+    # an asset manager's call (assets under management and net flows): its "organic growth" is
+    # of assets, from flows, not of revenue
+    flows_business: bool = False
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -395,5 +402,6 @@ def identify(
             for m in _EXCEPT.finditer(adjusted.group(0) if adjusted else "")
             for x in metric_matches(m.group("what"))
         ),
+        flows_business=bool(_AUM.search(text) and _FLOWS.search(text)),
         notes=notes,
     )

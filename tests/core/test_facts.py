@@ -1074,6 +1074,44 @@ def test_classes_from_the_third_cold_review() -> None:
     assert any("decline 1% to 1.5%" in h.text for h in facts.highlights)  # not "growth"
 
 
+def test_classes_from_the_fourth_cold_review() -> None:
+    """What the review of four more unseen calls (an asset manager, a utility, a homebuilder, a
+    biotech) found wrong, as classes: "operating earnings" per share is the non-GAAP EPS; a
+    qualifier before a joint subject ("non-GAAP R&D and SG&A") qualifies both; a dividend the
+    board raised is not an outlook, even after one; "It ended the quarter with" is the part just
+    named, never the company; electric sales are volumes, not revenue; an asset manager's
+    "organic growth" is of assets; "Our electric utility earned" is the part's."""
+    text = "\n".join([
+        "Welcome to the Keystone third quarter 2025 earnings call.",
+        "Operating earnings were $2.14 per share, compared with $1.98 per share in the third "
+        "quarter of 2024.",
+        "Our electric utility earned $1.61 per share.",
+        "We are reaffirming our 2025 operating earnings guidance range of $5.10 to $5.30 per "
+        "share.",
+        "We expect a decision from the commission in the second quarter of 2026. And the board "
+        "yesterday raised the quarterly dividend by 4% to $0.52 per share, our 22nd increase.",
+        "Our infrastructure platform continued to attract capital.",
+        "It ended the quarter with $31 billion of assets under management.",
+        "Weather-normalized retail electric sales grew 1.9%, while residential sales were up 0.7%.",
+        "We expect combined non-GAAP R&D and SG&A expenses of $640 million to $680 million for "
+        "2025.",
+        "Assets under management were $240 billion, and long-term net inflows were $3.1 billion.",
+        "Organic growth was 5.2%, annualized.",
+        "We continue to expect organic growth in the low single digits for 2025.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert rows["$2.14"].basis == "adjusted"
+    assert (rows["$1.61"].segment, rows["$1.61"].basis) == ("electric", None)
+    assert "$31 billion" not in rows and rows["$240 billion"].segment is None
+    assert not {"1.9%", "0.7%", "5.2%"} & set(rows)
+    items = {g.text: g for g in facts.guidance}
+    assert (items["$5.10 to $5.30"].basis, items["$5.10 to $5.30"].direction) == (
+        "adjusted", "reaffirmed")  # fmt: skip
+    assert items["$640 million to $680 million"].basis == "adjusted"
+    assert "$0.52" not in items and "low single digits" not in items
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
