@@ -224,6 +224,13 @@ def _gap_ok(gap: str, forward: bool = False) -> bool:
     for m in reversed(mentions(gap)):
         stripped = stripped[: m.start] + " " + stripped[m.end :]
     stripped = re.sub(r"\bon an? [\w-]+(?: [\w-]+)? basis\b", " ", stripped, flags=re.I)
+    # "Assets under management ended June at a record $612 billion": the month a balance is at
+    stripped = re.sub(
+        r"(?<=\bended )(?:January|February|March|April|May|June|July|August|September|October|"
+        r"November|December)\b",
+        blank,
+        stripped,
+    )
     if re.search(r"\d", stripped) or re.search(r"[;:(),]", stripped):
         return False  # another figure, or a list ("11% domestic sales growth, 14.9% for ...")
     words = _words(stripped.replace(",", " "))

@@ -61,6 +61,8 @@ _MULTI_YEAR_SPAN = re.compile(
     r"\blong[- ]term\b|\blong[- ]range\b",
     re.IGNORECASE,
 )
+# a clause of its own with its own subject: "..., and we are extending our long-term target"
+_OTHER_CLAUSE = re.compile(r"[;.]\s|,?\s+(?:and|while|but)\s+(?:we|our|the|it)\b", re.IGNORECASE)
 # "per year through at least 2022": the last year the rate is given for
 _THROUGH_YEAR = re.compile(
     r"\bthrough (?:at least )?(?P<y>(?:fiscal |fy ?)?(?:19|20)\d{2})\b", re.IGNORECASE
@@ -614,12 +616,20 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         )  # "to grow our dividends at roughly 10% per year through at least 2022": each year's
         if _MULTI_YEAR.search(s.text) and not per_year_through:
             recent = (recent + [s])[-8:]
-            continue
         for a in found:
             if a.role == "comparison" or (a.anchor is not None and a.role != "result"):
                 continue  # a comparison, or a change bound to a level before it ("$9 billion,
                 # up 9%"); a level after its change ("grow 14% to 17% to $6.20 to $6.40") stays
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
+            if not per_year_through and (
+                _MULTI_YEAR.search(s.text, ca, cb)
+                or not _OTHER_CLAUSE.search(s.text, 0, ca)
+                and _MULTI_YEAR.search(s.text, 0, ca)
+                or not _OTHER_CLAUSE.search(s.text, cb)
+                and _MULTI_YEAR.search(s.text, cb)
+            ):
+                continue  # a multi-year rate or a long-term model's; but "2026 guidance of $3.82
+                # to $3.92, and we are extending our long-term target of 6% to 8%" keeps 2026's
             fig_end = a.fig.start + len(a.fig.text)
             stop = re.search(r"\b(?:while|and|but|whereas)\b", s.text[fig_end : fig_end + 60])
             upto = fig_end + stop.start() if stop else min(cb, a.fig.start + 60)

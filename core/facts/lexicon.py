@@ -47,7 +47,8 @@ METRICS: tuple[Metric, ...] = (
            r"(?:same[- ]store|comparable[- ]store|comparable|comp(?:arable)?[- ]store|comp|"
            r"comparable (?:restaurant|branch|club|unit|location|brand)) "
            r"(?:sales|revenues?)(?: growth)?|comps", "growth", 2.6),
-    Metric("gross_margin", "Gross margin", r"gross (?:profit )?(?:margins?|rate)(?: rate)?", "rate",
+    Metric("gross_margin", "Gross margin",
+           r"(?:home(?:building)? sales )?gross (?:profit )?(?:margins?|rate)(?: rate)?", "rate",
            2.0),
     Metric("operating_margin", "Operating margin",
            r"operating (?:profit |income )?(?:margins?|rate)|ebit margins?|(?:segment )?operating "
@@ -134,7 +135,7 @@ METRICS: tuple[Metric, ...] = (
            r"(?:r&d|research and development) (?:spend(?:ing)?|expenses?|investments?)", "money",
            1.1, False),
     Metric("expenses", "Operating expenses",
-           r"(?:total )?operating expenses|opex|sg&a(?: expenses?)?|selling, general and "
+           r"(?:total )?operating expenses?|opex|sg&a(?: expenses?)?|selling, general and "
            r"administrative expenses", "money", 1.2),
     Metric("leverage", "Leverage", r"(?:net )?leverage(?: ratio)?|(?:net )?debt[- ]to[- ]ebitda",
            "multiple", 1.1, False),
@@ -146,7 +147,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("revenue", "Revenue", r"organic growth|organic(?= (?:was|were|is|came in at)\b)",
            "growth", 2.8),
     Metric("revenue", "Revenue",
-           r"(?:net |total |consolidated )?(?:revenues?|sales)|top[- ]line|net sales", "money",
+           r"(?:net |total |consolidated )?(?:revenues?|sales)|top[- ]line|net sales|"
+           r"home(?:building)? sales revenues?", "money",
            3.0),
 )  # fmt: skip
 

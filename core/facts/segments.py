@@ -143,6 +143,8 @@ def np_segment(
         low = t.lower().rstrip(".").removesuffix("'s").removesuffix("’s")
         if low == "core" and metric in ("deposits", "loans"):
             return False  # core deposits are a kind of deposits, not adjusted ones
+        if low in ("other", "miscellaneous"):
+            return False  # "Other operating expense": a line of the statement, not a part
         if (
             low in GENERIC
             or low in company_words

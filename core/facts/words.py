@@ -72,7 +72,7 @@ PART_WORDS = words(
     consumer government defense aerospace marine medical surgical diagnostics pharma
     specialty generic store in-store stores branded private-label club north south east west
     european asian us u.s. uk canadian chinese global-brands segment's division's emerging
-    markets developed
+    markets developed collaboration royalty royalties
     """
 )
 

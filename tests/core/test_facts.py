@@ -1112,6 +1112,42 @@ def test_classes_from_the_fourth_cold_review() -> None:
     assert "$0.52" not in items and "low single digits" not in items
 
 
+def test_recall_classes_from_the_fourth_cold_review() -> None:
+    """A homebuilder's "home sales revenue" and "home sales gross margin" are its revenue and
+    gross margin; a balance "ended June at" its level; "operating expense growth" (singular);
+    a one-year outlook keeps its row when another clause of the sentence gives a long-term
+    target; "collaboration revenue" is a kind of revenue named like a part; "Other operating
+    expense" is a line of the statement, never a part's expenses."""
+    text = "\n".join([
+        "Welcome to the Keystone third quarter 2025 earnings call.",
+        "Home sales revenue was $2.38 billion, down 3% from a year ago.",
+        "Adjusted home sales gross margin was 22.4%, and GAAP home sales gross margin was 21.1%.",
+        "Assets under management ended September at a record $612 billion.",
+        "Other operating expense for the quarter was $36.2 million.",
+        "We are lowering our guidance for full-year operating expense growth to 3% to 4%, from 4% "
+        "to 6% previously.",
+        "Today we are initiating 2026 operating earnings guidance of $3.82 to $3.92 per share, and "
+        "we are extending our long-term growth target of 6% to 8% through 2030.",
+        "We now expect collaboration revenue of $80 million to $90 million for 2025, below our "
+        "prior range of $95 million to $105 million.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["$2.38 billion"].metric, rows["$2.38 billion"].segment) == ("revenue", None)
+    assert (rows["22.4%"].metric, rows["22.4%"].basis) == ("gross_margin", "adjusted")
+    assert (rows["21.1%"].metric, rows["21.1%"].basis) == ("gross_margin", "gaap")
+    assert (rows["$612 billion"].metric, rows["$612 billion"].period) == ("aum", "Q3 2025")
+    assert "$36.2 million" not in rows
+    items = {g.text: g for g in facts.guidance}
+    opex = items["3% to 4%"]
+    assert (opex.metric, opex.role, opex.direction) == ("expenses", "change", "lowered")
+    assert (items["$3.82 to $3.92"].period, items["$3.82 to $3.92"].direction) == (
+        "FY 2026", "introduced")  # fmt: skip
+    assert "6% to 8%" not in items
+    collab = items["$80 million to $90 million"]
+    assert (collab.segment, collab.direction) == ("collaboration", "lowered")
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
