@@ -59,6 +59,7 @@ METRICS = frozenset(
         "return_on_assets",
         "efficiency_ratio",
         "aum",
+        "net_flows",
         "combined_ratio",
         "production",
         "customers",

@@ -125,6 +125,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("provision", "Provision for credit losses",
            r"provision for (?:loan|credit) losses|(?:credit loss )?provision(?: expense)?",
            "money", 1.6),
+    Metric("net_flows", "Net inflows", r"(?:long-term |total )?net (?:inflows|new money)",
+           "money", 2.1),
     Metric("aum", "Assets under management", r"assets under (?:management|administration)|aum",
            "money", 2.0),
     Metric("debt", "Debt", r"(?:net |total |long-term )?debt", "money", 1.1, False),
