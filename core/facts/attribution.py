@@ -649,7 +649,7 @@ _NOT_A_PART = re.compile(
 _LOWER_PART = re.compile(
     r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[a-z][\w&-]*(?:\s+[a-z][\w&-]*)?)\s+(?:business|segment|division|"
     r"unit|utility|platform)\s+(?:also\s+)?(?:posted|had|reported|generated|delivered|recorded|saw|achieved|produced|"
-    r"contributed|earned)\s+(?:an?\s+|its\s+)?(?:[\w-]+\s+){0,2}$"
+    r"contributed|earned)\s+(?:an?\s+|its\s+)?(?:[\w-]+\s+){0,3}$"
 )
 _SLIDE = re.compile(r"\b(?:slides?|pages?|charts?)\s+$", re.IGNORECASE)
 _INVESTED = re.compile(

@@ -1086,6 +1086,7 @@ def test_classes_from_the_fourth_cold_review() -> None:
         "Operating earnings were $2.14 per share, compared with $1.98 per share in the third "
         "quarter of 2024.",
         "Our electric utility earned $1.61 per share.",
+        "Our gas utility reported a seasonal loss of $0.04 per share.",
         "We are reaffirming our 2025 operating earnings guidance range of $5.10 to $5.30 per "
         "share.",
         "We expect a decision from the commission in the second quarter of 2026. And the board "
@@ -1103,6 +1104,7 @@ def test_classes_from_the_fourth_cold_review() -> None:
     rows = _by_text(facts.key_figures)
     assert rows["$2.14"].basis == "adjusted"
     assert (rows["$1.61"].segment, rows["$1.61"].basis) == ("electric", None)
+    assert (rows["$0.04"].segment, rows["$0.04"].value) == ("gas", -0.04)
     assert "$31 billion" not in rows and rows["$240 billion"].segment is None
     assert not {"1.9%", "0.7%", "5.2%"} & set(rows)
     items = {g.text: g for g in facts.guidance}
