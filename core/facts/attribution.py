@@ -1408,7 +1408,13 @@ def _figure_period(
     after: list[Mention] = []
     # "off of a 2020 base": the year a rate is measured from, not the figure's
     period_words = [
-        m for m in period_words if not re.match(r"\s+(?:base|baseline)\b", sentence[m.end :], re.I)
+        m
+        for m in period_words
+        if not re.match(r"\s+(?:base|baseline)\b", sentence[m.end :], re.I)
+        # "our best result since 2021": a record's reach, not a period of the figure
+        and not re.search(
+            r"\bsince\s+(?:fiscal\s+)?$", sentence[max(0, m.start - 14) : m.start], re.I
+        )
     ]
     reason = REASON.match(sentence)
     if reason is not None and fig.start >= reason.end():

@@ -1120,14 +1120,14 @@ def test_recall_classes_from_the_fourth_cold_review() -> None:
     a one-year outlook keeps its row when another clause of the sentence gives a long-term
     target; "collaboration revenue" is a kind of revenue named like a part; "Other operating
     expense" is a line of the statement, never a part's expenses; an asset manager's net
-    inflows."""
+    inflows ("our best since 2021" names no period of the figure)."""
     text = "\n".join([
         "Welcome to the Keystone third quarter 2025 earnings call.",
         "Home sales revenue was $2.38 billion, down 3% from a year ago.",
         "Adjusted home sales gross margin was 22.4%, and GAAP home sales gross margin was 21.1%.",
         "Assets under management ended September at a record $612 billion.",
         "Other operating expense for the quarter was $36.2 million.",
-        "Long-term net inflows were $6.8 billion.",
+        "Long-term net inflows were $6.8 billion, our best result since 2021.",
         "We are lowering our guidance for full-year operating expense growth to 3% to 4%, from 4% "
         "to 6% previously.",
         "Today we are initiating 2026 operating earnings guidance of $3.82 to $3.92 per share, and "
