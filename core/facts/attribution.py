@@ -152,6 +152,9 @@ class Context:
     )
     period: Period | None = None  # the period the last sentences stated
     period_age: int = 0
+    # "I will touch on our fourth quarter results": a heading that opens the quarter's section;
+    # on a fourth-quarter call its figures are the quarter's until another period is stated
+    section: Period | None = None
 
 
 def _words(text: str) -> list[str]:
@@ -538,6 +541,13 @@ def _respectively(
 
 
 _FY_LIFE = 1  # sentences a stated year carries past the next one, on a quarterly call
+# a sentence of no figures that opens the quarter's results: "Starting on slide 11, I will touch
+# on our fourth quarter results", "Let me now review our fourth quarter performance."
+_QUARTER_HEADING = re.compile(
+    r"\b(?:our|the)\s+(?:first|second|third|fourth)\s+quarter\s+(?:financial\s+)?(?:results|"
+    r"performance)\b",
+    re.IGNORECASE,
+)
 
 
 def _context_life(context: Context, call: CallIdentity) -> int:
@@ -555,10 +565,18 @@ def _remember_period(
 ) -> None:
     """The period a results sentence speaks of, for the next ones (see `_context_life`).
     An outlook's period, or a year used as a name ("our 2021 plan"), sets nothing."""
+    heading = _QUARTER_HEADING.search(sentence)
+    heading_of_section = heading is not None and not [
+        f for f in units(sentence, False)[0] if not _SLIDE.search(sentence, max(0, f.start - 12),
+                                                                   f.start)]  # fmt: skip
+    if heading is not None and heading_of_section:
+        named = mentions(heading.group(0))
+        section = resolve(named[0], call.period) if named else None
+        context.section = section if section is not None and section == call.period else None
     if forward:
         context.period_age += 1
         if context.period_age > _context_life(context, call):
-            context.period = None
+            context.period = context.section
         return
     own = {resolve(m, call.period) for m in found if not m.is_base
            and not _compared_before(sentence, m.start)
@@ -570,6 +588,8 @@ def _remember_period(
                r"(?:\b(?:in|for|during|of|throughout)\s+(?:fiscal\s+)?|^\s*)$", sentence[: m.start],
                re.I))}  # fmt: skip
     own.discard(None)
+    if not heading_of_section and own and own != {context.section}:
+        context.section = None  # "For the full year, ...": the quarter's section has ended
     if len(own) == 1:
         context.period, context.period_age = own.pop(), 0
     elif len(own) > 1:
@@ -577,7 +597,7 @@ def _remember_period(
     else:
         context.period_age += 1
         if context.period_age > _context_life(context, call):
-            context.period = None
+            context.period = context.section
 
 
 _SEG_NAME = r"[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&'’.-]*){0,3}"

@@ -1153,6 +1153,29 @@ def test_recall_classes_from_the_fourth_cold_review() -> None:
     assert (collab.segment, collab.direction) == ("collaboration", "lowered")
 
 
+def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
+    """On a fourth-quarter call a figure with no period of its own may be the quarter's or the
+    year's; after "I will touch on our fourth quarter results" it is the quarter's, through
+    outlook asides, until a sentence states another period (then that period's paragraph)."""
+    text = "\n".join([
+        "Welcome to the Omega fourth quarter 2020 earnings call.",
+        "Starting on slide 11, I will touch on our fourth quarter results before turning to "
+        "guidance.",
+        "We expect to exit 2021 with $400 million of run rate revenue synergies.",
+        "Turning to segment results on slide 12.",
+        "In Banking, organic revenue growth accelerated to 5%.",
+        "Our Merchant segment revenue declined 9% organically.",
+        "For the full year, Merchant revenue declined 12%.",
+        "Capital Markets revenue grew 4%.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    assert (rows["5%"].segment, rows["5%"].period, rows["5%"].basis) == (
+        "Banking", "Q4 2020", "organic")  # fmt: skip
+    assert (rows["9%"].period, rows["9%"].value) == ("Q4 2020", -9)
+    assert rows["12%"].period == "FY 2020"
+    assert rows["4%"].period == "FY 2020"  # the full year's paragraph continues, not the section
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
