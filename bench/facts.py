@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.facts", description=__doc__)
     ap.add_argument("--dir", type=Path, default=ECTSUM)
     ap.add_argument("--before", metavar="REF", help="also score the code of this git revision")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print every wrong row")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print every wrong row and every missed headline item")  # fmt: skip
     args = ap.parse_args(argv)
     calls = sorted(p for p in args.dir.glob("*.summary.txt")) if args.dir.is_dir() else []
     if not calls:
@@ -197,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.verbose:
         for m in total.mistakes:
             print(f"  wrong: {m}")
+        for m in total.missed:
+            print(f"  missed: {m}")
     before: dict[str, Any] = {}
     if args.before:
         old_total, _ = gold_scores(

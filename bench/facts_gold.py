@@ -329,6 +329,7 @@ class Score:
     sign_rows: int = 0
     sign_right: int = 0
     mistakes: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)  # headline items no right row states
 
     def add(self, other: Score) -> None:
         for name in ("rows", "correct", "unmatched", "headlines", "headlines_found",
@@ -341,6 +342,7 @@ class Score:
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
         self.mistakes += other.mistakes
+        self.missed += other.missed
 
 
 def _candidates(row: SystemRow, gold: Gold) -> list[GoldRow]:
@@ -394,13 +396,22 @@ def score(gold: Gold, facts: Any) -> Score:
         if g.kind == "figure" and g.headline:
             sc.headlines += 1
             sc.headlines_found += id(g) in correct_gold
+            if id(g) not in correct_gold:
+                sc.missed.append(_missed(gold.id, g))
     for item, entry in items.items():
         sc.guidance_gold += 1
         sc.guidance_found += item in found_items
         if entry.period is not None and entry.metric != "other":  # financial, with a period
             sc.headlines += 1
             sc.headlines_found += item in found_items
+            if item not in found_items:
+                sc.missed.append(_missed(gold.id, entry))
     return sc
+
+
+def _missed(cid: str, g: GoldRow) -> str:
+    return (f"{cid}: {g.kind} {g.text!r} {g.metric}/{g.basis}/{g.segment}/{g.period}/{g.role}"
+            f" | {g.quote[:140]}")  # fmt: skip
 
 
 def _item(g: GoldRow) -> tuple[object, ...]:

@@ -24,6 +24,7 @@ from core.facts.segments import (
     NOT_SEGMENT,
     SEGMENT_AFTER,
     SEGMENT_AT,
+    SEGMENT_CALLED,
     SEGMENT_NAMED,
     SEGMENT_OPENER,
     SEGMENT_SUBJECT,
@@ -185,6 +186,10 @@ _VOLUME_SALES = re.compile(
     re.IGNORECASE,
 )
 # "this segment", "the group": a part of the company is under discussion, its name not said
+_ITS_PART = re.compile(
+    r"\b(?:expect|see|for|in|at)\s+(?:the\s+|our\s+)?(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z&][\w&'’.-]*)"
+    r"{0,3})\s+(?:to|segment|business|division|region)\b"
+)
 _ANAPHOR = re.compile(r"\b(?:this|that|the) (?:segment|group|division|business unit)\b", re.I)
 UNNAMED_SEGMENT = "(a segment the call does not name here)"
 # "the Bank's": a part of the company named by a definite description
@@ -284,6 +289,17 @@ def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | No
     ):  # not "Including currency, we now expect reported revenue growth of 5%"
         return "organic"
     if (
+        call.adjusted_words
+        and metric.name != "same_store_sales"
+        and re.search(
+            rf"\b(?:{'|'.join(sorted(call.adjusted_words))})\b(?!\s+(?:to|with|quarter|period|"
+            r"prior|year|store|sales|-store))",
+            text,
+            re.I,
+        )
+    ):  # "comparable EPS" where the call defines its comparable measures as excluding items
+        return "adjusted"
+    if (
         call.adjusted_by_default
         and metric.name not in call.adjusted_except
         and (metric.name in _PNL_ADJUSTED or (call.adjusted_all and metric.name in _ALSO_ADJUSTED))
@@ -328,7 +344,7 @@ def attribute(
     left out. Updates `context` (the segment under discussion) for the next sentence."""
     company_words = frozenset(w.lower().rstrip("'’s") for w in (call.company or "").split())
     opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_NAMED.search(sentence)
-              or SEGMENT_SUBJECT.search(sentence))  # fmt: skip
+              or SEGMENT_SUBJECT.search(sentence) or SEGMENT_CALLED.match(sentence))  # fmt: skip
     opener_seg = None
     if opener is not None and not NOT_SEGMENT.match(opener.group("seg")):
         seg = opener.group("seg").strip()
@@ -1286,6 +1302,27 @@ def _bind(
         )
         if segment is None and its is not None and prev is not None and prev.segment:
             segment = prev.segment  # "FPL's capex was $1.5 billion, and we expect its ..."
+        elif (
+            segment is None
+            and its is not None
+            and metric.segmentable
+            and not re.match(r"\s*(?:Its|Their)\b", sentence)  # the next rule's
+        ):
+            # "We expect North America to return to positive volume, and for the full year we
+            # expect its organic revenue growth in the low single digits": the part named
+            # before "its" in the sentence; "its" with no part named is left out, not the company
+            its_at = max(0, metric_match.start - 30) + its.start()
+            its_part = _ITS_PART.search(sentence, 0, its_at)
+            its_seg = its_part.group("seg") if its_part is not None else None
+            if (
+                its_seg is None
+                or NOT_SEGMENT.match(its_seg)
+                or metric_matches(its_seg)
+                or mentions(its_seg)
+                or {w.lower() for w in its_seg.split()} <= company_words
+            ):
+                return None
+            segment = its_seg
         if (
             segment is None
             and metric.segmentable

@@ -148,6 +148,9 @@ class CallIdentity:
     # an asset manager's call (assets under management and net flows): its "organic growth" is
     # of assets, from flows, not of revenue
     flows_business: bool = False
+    # qualifiers the call defines as its non-GAAP measures ("We will discuss comparable measures,
+    # which exclude items affecting comparability"): "comparable EPS" is then adjusted EPS
+    adjusted_words: frozenset[str] = frozenset()
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -325,6 +328,14 @@ _LISTED_DEFAULT = re.compile(
 )
 
 
+_DECLARED_QUALIFIER = re.compile(
+    r"\b(?P<q>comparable|underlying|recurring)\s+(?:financial\s+)?(?:measures|results|figures|"
+    r"metrics|numbers|basis)\b,?\s+(?:which|that)?\s*(?:excludes?|excluding|adjusts? for|"
+    r"(?:are|is) (?:a )?non-gaap)\b",
+    re.IGNORECASE,
+)
+
+
 def _non_gaap_metrics(text: str) -> frozenset[str]:
     """The metrics the opening declares non-GAAP: their unqualified figures are adjusted."""
     found: set[str] = set()
@@ -403,5 +414,6 @@ def identify(
             for x in metric_matches(m.group("what"))
         ),
         flows_business=bool(_AUM.search(text) and _FLOWS.search(text)),
+        adjusted_words=frozenset(m.group("q").lower() for m in _DECLARED_QUALIFIER.finditer(text)),
         notes=notes,
     )

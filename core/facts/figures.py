@@ -20,7 +20,7 @@ from core.facts.attribution import (
     clause_bounds,
 )
 from core.facts.call import CallIdentity
-from core.facts.lexicon import METRIC_BY_NAME
+from core.facts.lexicon import METRIC_BY_NAME, metric_matches
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
@@ -593,7 +593,10 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         said = carried_next
         # "Our expectations remain unchanged." with no figure: the direction of the outlook
         # stated in the next sentence
-        carried_next = _direction(s.text) if not figures_in(s.text) else None
+        # (not "We are raising our EPS growth outlook to the mid teens.": that names its item)
+        carried_next = (
+            _direction(s.text) if not figures_in(s.text) and not metric_matches(s.text) else None
+        )
         carried = said
         if not forward:
             attribute(s.text, call, context)  # keeps the segment context current

@@ -26,6 +26,15 @@ SEGMENT_OPENER = re.compile(
 )
 
 
+# "Latin America was again our fastest-growing region.": a part named by what the call calls it
+SEGMENT_CALLED = re.compile(
+    r"^(?:(?:And|So|Now),?\s+)?(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})\s+"
+    r"(?:was|is|remained|remains|continues to be|continued to be)\s+(?:again\s+|also\s+|once "
+    r"again\s+|still\s+)?(?:our|the)\s+(?:[\w-]+\s+){0,3}?(?:region|segment|business|division|"
+    r"geography|unit|platform|brand)\b"
+)
+
+
 SEGMENT_NAMED = re.compile(
     r"\b(?:[Oo]ur|[Tt]he)\s+(?P<seg>[A-Z][\w&'’.-]*(?:\s+(?:&\s+|and\s+)?[A-Z&][\w&'’.-]*){0,4})\s+"
     r"(?:segment|business|division|group|unit)\b"

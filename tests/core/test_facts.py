@@ -1153,6 +1153,39 @@ def test_recall_classes_from_the_fourth_cold_review() -> None:
     assert (collab.segment, collab.direction) == ("collaboration", "lowered")
 
 
+def test_classes_from_the_fifth_cold_review() -> None:
+    """What the review of four more unseen calls (a railroad, a beverage maker, a payments
+    network, a health insurer) found wrong, as classes: a call that defines its "comparable" (or
+    "underlying") measures as excluding items makes "comparable EPS" adjusted, but never
+    "comparable sales" or "the comparable quarter"; "It reported ..." after "Europe was again our
+    largest region." is that part's (not a part named "It"); "its" after a part named in the
+    same sentence is that part's, and with no part named it is left out, not the company's; a
+    direction stated about one outlook ("raising our EPS outlook to the high teens") is not
+    carried to the next sentence's item."""
+    text = "\n".join([
+        "Welcome to the Tidewater Brands second quarter 2025 earnings call.",
+        "Today we will discuss comparable results, which exclude restructuring and other items.",
+        "Comparable EPS was $1.12, and comparable operating margin was 19.4%.",
+        "Comparable sales grew 3%.",
+        "Europe was again our largest region. It reported revenue of $2.4 billion, up 5%.",
+        "We expect Asia Pacific to recover in the second half, and for the full year we expect "
+        "its organic revenue growth in the mid single digits.",
+        "Over time we expect its margin to reach the high teens.",
+        "We are raising our full-year comparable EPS growth outlook to the high teens. Our "
+        "effective tax rate is expected to be 21% to 22% for 2025.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["$1.12"].basis, rows["19.4%"].basis) == ("adjusted", "adjusted")
+    assert rows["3%"].basis is None
+    assert (rows["$2.4 billion"].segment, rows["$2.4 billion"].value) == ("Europe", 2.4e9)
+    items = {g.text: g for g in facts.guidance}
+    assert items["mid single digits"].segment == "Asia Pacific"
+    assert "high teens" in items and items["high teens"].direction == "raised"
+    assert sum(g.text == "high teens" for g in facts.guidance) == 1  # not the margin's
+    assert items["21% to 22%"].direction is None
+
+
 def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
     """On a fourth-quarter call a figure with no period of its own may be the quarter's or the
     year's; after "I will touch on our fourth quarter results" it is the quarter's, through
