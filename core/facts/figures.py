@@ -594,9 +594,9 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         # "Our expectations remain unchanged." with no figure: the direction of the outlook
         # stated in the next sentence
         # (not "We are raising our EPS growth outlook to the mid teens.": that names its item)
-        carried_next = (
-            _direction(s.text) if not figures_in(s.text) and not metric_matches(s.text) else None
-        )
+        carried_next = _direction(s.text) if not figures_in(s.text) else None
+        if carried_next is not None and metric_matches(s.text):
+            carried_next = None
         carried = said
         if not forward:
             attribute(s.text, call, context)  # keeps the segment context current
