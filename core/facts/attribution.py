@@ -90,7 +90,12 @@ def _compared_before(sentence: str, at: int) -> bool:
 
 # "Given the investments we make in the fourth quarter, we now expect ...": a reason opening the
 # sentence, whose period is not the outlook's
-REASON = re.compile(r"\s*(?:Given|Because of|Due to|Despite|Considering)\b[^,]*,")
+# a reason clause before the outlook: its period is the reason's ("As we begin to lap the impact
+# of COVID-19 in the second quarter, we expect Merchant revenue growth ... for 2021")
+REASON = re.compile(
+    r"\s*(?:Given|Because of|Due to|Despite|Considering|As we (?:begin to |start to )?(?:lap|"
+    r"anniversary|cycle|annualize))\b[^,]*,"
+)
 _TO_BEFORE = re.compile(
     r"\bto\s+(?:approximately |about |a record |record |nearly |roughly |almost |over |"
     r"more than |just over )?$",
@@ -560,8 +565,9 @@ _FY_LIFE = 1  # sentences a stated year carries past the next one, on a quarterl
 # a sentence of no figures that opens the quarter's results: "Starting on slide 11, I will touch
 # on our fourth quarter results", "Let me now review our fourth quarter performance."
 _QUARTER_HEADING = re.compile(
-    r"\b(?:our|the)\s+(?:first|second|third|fourth)\s+quarter\s+(?:financial\s+)?(?:results|"
-    r"performance)\b",
+    r"\b(?:our|the)\s+(?:(?:first|second|third|fourth)\s+quarter|full[- ]year|fiscal\s+(?:year\s+)?"
+    r"(?:['’]?\d{2}|(?:19|20)\d{2})|(?:19|20)\d{2}(?:\s+full[- ]year)?)\s+(?:financial\s+)?"
+    r"(?:results|performance)\b",
     re.IGNORECASE,
 )
 
@@ -588,7 +594,17 @@ def _remember_period(
     if heading is not None and heading_of_section:
         named = mentions(heading.group(0))
         section = resolve(named[0], call.period) if named else None
-        context.section = section if section is not None and section == call.period else None
+        year_of_q4 = (  # "First, let's discuss our fiscal '22 results." on the Q4 call
+            section is not None
+            and call.period is not None
+            and section.kind == "FY"
+            and call.period.kind == "Q"
+            and call.period.n == 4
+            and section.year == call.period.year
+        )
+        context.section = (
+            section if section is not None and (section == call.period or year_of_q4) else None
+        )
     if forward:
         context.period_age += 1
         if context.period_age > _context_life(context, call):
@@ -604,8 +620,16 @@ def _remember_period(
                r"(?:\b(?:in|for|during|of|throughout)\s+(?:fiscal\s+)?|^\s*)$", sentence[: m.start],
                re.I))}  # fmt: skip
     own.discard(None)
-    if not heading_of_section and own and own != {context.section}:
+    history = (  # "as we discussed at our investor updates in 2017 and 2019.": told in passing
+        context.section is not None
+        and context.section.year is not None
+        and all(p.year is not None and p.year < context.section.year for p in own if p)
+        and not units(sentence, False)[0]
+    )
+    if not heading_of_section and own and own != {context.section} and not history:
         context.section = None  # "For the full year, ...": the quarter's section has ended
+    if own and history:
+        own = set()  # the section's period continues
     if len(own) == 1:
         context.period, context.period_age = own.pop(), 0
     elif len(own) > 1:

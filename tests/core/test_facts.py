@@ -1209,6 +1209,33 @@ def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
     assert rows["4%"].period == "FY 2020"  # the full year's paragraph continues, not the section
 
 
+def test_a_fourth_quarter_calls_year_opened_by_a_heading() -> None:
+    """ "First, let's review our fiscal 2024 results." on a fourth-quarter call opens the year's
+    section: a results sentence with no period of its own is the year's until another period is
+    stated with figures; history named in passing ("our investor days in 2019 and 2021") does
+    not end it. A reason clause "As we begin to lap ... in the second quarter," gives no period
+    to the outlook after it."""
+    text = "\n".join([
+        "Welcome to the Corvid Outdoor fourth quarter fiscal 2024 earnings call.",
+        "First, let's review our fiscal 2024 results.",
+        "It was a year of change for our stores and our people.",
+        "Much of this builds on what we shared at our investor days in 2019 and 2021.",
+        "Our comparable sales grew 6.1% on top of 8% last year.",
+        "Adjusted earnings per share were $4.15, up 12% compared to last year.",
+        "Now turning to the fourth quarter.",
+        "Revenue was $2.1 billion, up 4%.",
+        "As we begin to lap the store closures in the second quarter, we expect revenue growth of "
+        "3% to 4% for fiscal 2025.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert (rows["6.1%"].metric, rows["6.1%"].period) == ("same_store_sales", "FY 2024")
+    assert (rows["$4.15"].period, rows["$4.15"].basis) == ("FY 2024", "adjusted")
+    assert rows["$2.1 billion"].period == "Q4 2024"
+    items = {g.text: g for g in facts.guidance}
+    assert items["3% to 4%"].period == "FY 2025"
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
