@@ -73,6 +73,14 @@ _EXIT = re.compile(
     r"fy ?\d{2,4})\b|\bexit(?:ing)?\b|\bby year[- ]end\b|\brun[- ]rate\b",
     re.IGNORECASE,
 )
+# a run rate at a stated year's end: "year-end 2022 run rate adjusted EBITDA", "By year-end 2022,
+# we expect the run rate for adjusted EBITDA to be ...": its own period, "FY 2022 exit"
+_RUN_RATE_AT = re.compile(
+    r"\b(?:year[- ]end|end of)\s+(?:fiscal\s+)?(?P<y>(?:19|20)\d{2})\b[^.;]{0,40}?\b"
+    r"(?:run[- ]rate|exit rate)|\b(?:run[- ]rate|exit rate)\b[^.;]{0,40}?\b(?:at|by) (?:the )?"
+    r"(?:year[- ]end|end of)\s+(?:fiscal\s+)?(?P<y2>(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
 # balances at a date: "by year-end" is the year's end
 _BALANCES = frozenset(
     ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
@@ -642,7 +650,8 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 continue
             if _MODEL.search(s.text, ca, cb):
                 continue  # a long-term model's, for no single year
-            if _EXIT.search(s.text, ca, cb) and a.metric.name not in _BALANCES:
+            exit_rate = bool(_EXIT.search(s.text, ca, cb)) and a.metric.name not in _BALANCES
+            if exit_rate and not _RUN_RATE_AT.search(s.text):
                 continue  # "a gross margin of 60% by the end of fiscal 2025": an exit rate, not
                 # the year's (a balance "by year-end" is the year's end, and stays)
             direction = _direction(s.text, a) or carried
@@ -650,6 +659,12 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
                 basis = "adjusted"
             period = through_period if per_year_through else a.period
+            exit_label = None
+            if exit_rate:
+                run = _RUN_RATE_AT.search(s.text)
+                assert run is not None
+                period = Period("FY", 0, int(run.group("y") or run.group("y2")))
+                exit_label = f"{period.label()} exit"
             if period is not None and not _is_future(period, call.period):
                 continue  # a stated past or current period: a result, not guidance
             if period is None:
@@ -676,7 +691,8 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 kind=a.fig.kind, unit=a.unit,  # type: ignore[arg-type]
                 role=a.role,  # type: ignore[arg-type]
                 basis=basis,  # type: ignore[arg-type]
-                segment=a.segment, qualitative=a.qualitative, period=period.label(),
+                segment=a.segment, qualitative=a.qualitative,
+                period=exit_label or period.label(),
                 direction=direction, speaker=s.turn.speaker, section=s.turn.section,
                 start=s.start + at, end=s.start + a.fig.start + len(a.fig.text),
                 sentence=s.text,

@@ -132,7 +132,8 @@ def _guidance_bullet(g: GuidanceItem) -> Highlight:
 def _telegram_period(period: str | None) -> str:
     """ECTSum's way: "q3", "fy", "h1" (the year is often derived, "fiscal '22" -> 2022, and a
     bullet states no figure the call does not)."""
-    return (period or "").split(" ")[0].lower()
+    head = (period or "").split(" ")[0].lower()
+    return f"{head} exit" if (period or "").endswith(" exit") else head  # a run rate at year-end
 
 
 def highlights(figures: list[KeyFigure], outlook: list[GuidanceItem]) -> list[Highlight]:

@@ -1236,6 +1236,23 @@ def test_a_fourth_quarter_calls_year_opened_by_a_heading() -> None:
     assert items["3% to 4%"].period == "FY 2025"
 
 
+def test_a_run_rate_at_a_stated_year_end_is_that_years_exit() -> None:
+    """ "By year-end 2022, we expect the run rate for adjusted EBITDA to be $X to $Y": an exit
+    rate, dated "FY 2022 exit" (not the year's figure, and not left out); an exit without a run
+    rate ("60% by the end of 2023") and synergies stay out."""
+    text = "\n".join([
+        "Welcome to the Omega Energy third quarter 2021 earnings call.",
+        "By year-end 2022, we expect the run rate for adjusted EBITDA to be in the range of "
+        "$1.775 billion to $1.975 billion.",
+        "We expect to exit 2022 with $400 million of run rate revenue synergies.",
+        "We expect gross margin of 60% by the end of 2023.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    ebitda = items["$1.775 billion to $1.975 billion"]
+    assert (ebitda.metric, ebitda.basis, ebitda.period) == ("ebitda", "adjusted", "FY 2022 exit")
+    assert "$400 million" not in items and "60%" not in items
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
