@@ -236,7 +236,7 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
             context, speaker, was_forward = Context(), s.turn.speaker, False
         if not _eligible(s):
             continue
-        forward = is_forward(s.text, was_forward)
+        forward = is_forward(s.text, was_forward) or _plans_the_year(s.text, call)
         was_forward = is_forward(s.text)
         outlook_age = 0 if was_forward else outlook_age + 1
         found = attribute(s.text, call, context, forward=forward and not _RESULTS_ONLY.search(
@@ -564,6 +564,23 @@ _TOPIC_TURN = re.compile(
 )
 
 
+_PLAN = re.compile(r"\b(?:targeted|targeting|planned|planning|budgeted|budgeting|"
+                   r"investing|spending)\b", re.IGNORECASE)  # fmt: skip
+
+
+def _plans_the_year(text: str, call: CallIdentity) -> bool:
+    """ "We're heavily investing ... with a targeted R&D spend of over $2.7 billion this fiscal
+    year" on a second-quarter call: the year is not over, so a plan for it is an outlook (not
+    what was spent, nor the year so far)."""
+    c = call.period
+    if c is None or c.kind != "Q" or c.n == 4 or c.year is None or not _PLAN.search(text):
+        return False
+    if PAST.search(text) or _RESULTS_ONLY.search(text) or not figures_in(text):
+        return False
+    years = {resolve(m, c) for m in mentions(text) if not m.is_base}
+    return Period("FY", 0, c.year) in years
+
+
 def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem]:
     """Forward-looking figures and ranges bound to a metric and a future period, management's:
     the ones that weigh most (headline metrics, company-wide, a stated direction), in the order
@@ -582,7 +599,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             carried_next, heading = None, None
         if not _eligible(s):
             continue
-        forward = is_forward(s.text, was_forward)
+        forward = is_forward(s.text, was_forward) or _plans_the_year(s.text, call)
         was_forward = is_forward(s.text)
         if _OUTLOOK_HEADING.search(s.text) and not figures_in(s.text):
             heading = s if _outlook_period(s, [], call) is not None else None
