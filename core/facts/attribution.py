@@ -65,7 +65,7 @@ _DOWN = re.compile(
 )
 _COMPARE_BEFORE = re.compile(
     r"\b(?:from|compared (?:to|with)|versus|vs\.?|against|(?<!more )(?<!less )(?<!greater )than|"
-    r"relative to|last year's|"
+    r"relative to|last year's|flat (?:to|with)|in line with|unchanged from|"
     r"prior[- ]year's|year[- ]ago|a year ago of)\s+(?:approximately |about |the |a |an |roughly "
     r"|nearly |record |just |only )?$",
     re.IGNORECASE,
@@ -161,6 +161,9 @@ class Context:
     # "I will touch on our fourth quarter results": a heading that opens the quarter's section;
     # on a fourth-quarter call its figures are the quarter's until another period is stated
     section: Period | None = None
+    # the one company-wide result the sentence before stated ("Total production was 3 Bcfe per
+    # day."), whose parts "This included ..." may list
+    total: Attributed | None = None
 
 
 def _words(text: str) -> list[str]:
@@ -190,11 +193,20 @@ _VOLUME_SALES = re.compile(
     r"\bsales volumes?\b",
     re.IGNORECASE,
 )
-# "this segment", "the group": a part of the company is under discussion, its name not said
+# "This included 2.4 Bcf per day of gas and ...": the parts of a total stated just before
+_INCLUDED = re.compile(
+    r"\s*(?:This|That|These|It)\s+(?:included|includes|consisted of|comprised)\b"
+)
+_OF_PART = re.compile(
+    r"^\s+of\s+(?P<seg>[A-Za-z][\w&/-]*(?:\s+(?:and\s+)?[A-Za-z][\w&/-]*){0,2}?)(?=\s*(?:[,.;]|$|"
+    r"\b(?:representing|flat|up|down|which|or)\b|\band\s+(?:approximately\s+|about\s+)?\d))"
+)
+# "We expect North America to ..., and ... its organic revenue growth": the part "its" refers to
 _ITS_PART = re.compile(
     r"\b(?:expect|see|for|in|at)\s+(?:the\s+|our\s+)?(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z&][\w&'’.-]*)"
     r"{0,3})\s+(?:to|segment|business|division|region)\b"
 )
+# "this segment", "the group": a part of the company is under discussion, its name not said
 _ANAPHOR = re.compile(r"\b(?:this|that|the) (?:segment|group|division|business unit)\b", re.I)
 UNNAMED_SEGMENT = "(a segment the call does not name here)"
 # "the Bank's": a part of the company named by a definite description
@@ -481,6 +493,14 @@ def attribute(
             if got.role != "comparison":
                 last = got
     _remember_period(sentence, period_words, call, context, forward)
+    results = [a for a in out if a.role == "result"]
+    context.total = (  # "Total production was 276 Bcfe or 3 Bcfe per day.": one quantity
+        results[-1]
+        if results
+        and not forward
+        and all(a.segment is None and a.metric == results[0].metric for a in results)
+        else None
+    )
     return out
 
 
@@ -926,6 +946,23 @@ def _bind(
             re.I,
         ):
             metric_match = nxt
+    # 3b. "Total production was 3 Bcfe per day. This included 2.4 Bcf per day of gas ... and
+    #     104,000 barrels per day of oil and NGLs": the parts of the volume stated just before
+    part_of: str | None = None
+    total = context.total
+    if (
+        metric_match is None
+        and total is not None
+        and unit == "number" == total.unit
+        and (volume := with_volume_unit(fig, sentence)) != fig.text
+        and _INCLUDED.match(sentence)
+        and (of := _OF_PART.match(sentence[fig.start + len(volume) : cb])) is not None
+        and not NOT_SEGMENT.match(of.group("seg"))
+        and not metric_matches(of.group("seg"))
+        and not mentions(of.group("seg"))
+    ):
+        metric_match = MetricMatch(total.metric, fig.start, fig.start)
+        part_of = of.group("seg")
     # 4. an appositive change of the figure before: ", a year-over-year improvement of $1.8
     #    billion", ", up 9%", "or 7.3%"
     to_level = same_change = False
@@ -1280,6 +1317,8 @@ def _bind(
     segment: str | None
     if subject_seg is not None:
         segment = subject_seg
+    elif part_of is not None:
+        segment = part_of
     elif list_seg is not None:
         segment = list_seg
     elif anchor is not None:

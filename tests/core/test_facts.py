@@ -1253,6 +1253,27 @@ def test_a_run_rate_at_a_stated_year_end_is_that_years_exit() -> None:
     assert "$400 million" not in items and "60%" not in items
 
 
+def test_the_parts_of_a_volume_stated_just_before() -> None:
+    """ "Total production was 3.1 Bcfe per day. This included 2.6 Bcf per day of gas and 85,000
+    barrels per day of liquids, flat to the first quarter": the parts' production, for the
+    quarter ("flat to the first quarter" is a comparison); money listed that way ("This included
+    $40 million of severance") is not the total's part."""
+    text = "\n".join([
+        "Welcome to the Granite Basin Energy second quarter 2024 earnings call.",
+        "Total production was 3.1 Bcfe per day.",
+        "This included 2.6 Bcf per day of gas and approximately 85,000 barrels per day of liquids, "
+        "flat to the first quarter.",
+        "Operating expenses were $410 million.",
+        "This included $40 million of severance.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    gas = rows["2.6 Bcf per day"]
+    assert (gas.metric, gas.segment, gas.period) == ("production", "gas", "Q2 2024")
+    liquids = rows["85,000 barrels per day"]
+    assert (liquids.segment, liquids.period, liquids.value) == ("liquids", "Q2 2024", 85000)
+    assert "$40 million" not in rows
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
