@@ -206,6 +206,16 @@ _ITS_PART = re.compile(
     r"\b(?:expect|see|for|in|at)\s+(?:the\s+|our\s+)?(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z&][\w&'’.-]*)"
     r"{0,3})\s+(?:to|segment|business|division|region)\b"
 )
+# a part as the subject of an outlook: "the modern banking platform will generate", "We expect
+# our Banking platform to generate"
+_PART_WILL = re.compile(
+    r"\b(?:the|our)\s+(?P<seg>[A-Za-z][\w&'’.-]*(?:\s+[A-Za-z][\w&'’.-]*){0,2}?)\s+"
+    r"(?P<noun>platform|segment|business|division|unit|franchise)\s+(?:will|to|should|would|is "
+    r"(?:expected|projected|on track) to)\s+(?:generate|deliver|contribute|produce|reach|add|"
+    r"achieve|post|grow|exceed)\b[^,;]*$"
+)
+GENERIC_PART = frozenset(["core", "overall", "total", "whole", "entire", "existing", "base",
+                          "underlying", "combined", "new", "current"])  # fmt: skip
 # "this segment", "the group": a part of the company is under discussion, its name not said
 _ANAPHOR = re.compile(r"\b(?:this|that|the) (?:segment|group|division|business unit)\b", re.I)
 UNNAMED_SEGMENT = "(a segment the call does not name here)"
@@ -387,7 +397,11 @@ def attribute(
             }
             if not words <= company_words:
                 context.segment, context.segment_age = at.group("seg"), 0
-    if opener_seg is None and context.segment is None and _ANAPHOR.search(sentence):
+    if (
+        opener_seg is None
+        and _ANAPHOR.search(sentence)
+        and (context.segment is None or context.segment_age > 3)
+    ):
         context.segment, context.segment_age = UNNAMED_SEGMENT, 0
     context.segment_age += 1
     if context.segment_age > 30:
@@ -878,6 +892,20 @@ def _bind(
             re.I,
         ):
             metric_match, growth_after = nxt, True
+        own = next((m for m in metrics if m.start == end + len(right) - len(right.lstrip())), None)
+        if (
+            metric_match is None
+            and own is not None
+            and re.search(r"\bgrowth$", sentence[own.start : own.end], re.I)
+            # not "excited about International and committed to our 6% organic growth target":
+            # a name before it in the clause may be the part whose growth it is
+            and not [
+                w
+                for w in re.findall(r"(?<=\s)[A-Z][\w&'’.-]*", sentence[ca : fig.start])
+                if w.lower() not in company_words and w not in ("I", "I'm", "I've")
+            ]
+        ):  # "positioned for 4% organic growth in 2021": the growth word is the metric's own
+            metric_match, growth_after = own, True
     # 2. the metric before the figure, through connecting words only
     if metric_match is None:
         before = [m for m in metrics if ca <= m.start and m.end <= fig.start
@@ -1178,7 +1206,10 @@ def _bind(
         and (metric.level in ("money", "per_share") or unit == "bps")
     ):
         word = growth_gap.group("dir") if growth_gap else "growth"
-        if growth_after:
+        own_word = re.search(r"\bgrowth$", sentence[metric_match.start : metric_match.end])
+        if growth_after and own_word:
+            word = "growth"
+        elif growth_after:
             word = re.match(r"^\s*(\w+)", sentence[metric_match.end : cb]).group(1)  # type: ignore[union-attr]
         if not (role == "change" and up_down is not None and _DOWN.match(up_down.split()[0])):
             role, up_down = "change", word
@@ -1327,7 +1358,10 @@ def _bind(
         segment = None  # "1.3 times debt-to-EBITDA": leverage is the company's
     else:
         found_seg = np_segment(sentence, metric_match.start, company_words, metric.name) if (
-            metric_match.end > metric_match.start) else None  # fmt: skip
+            metric_match.end > metric_match.start
+            # "low to mid single-digit organic growth": the figure's own words, not a part's
+            and not (metric_match.start >= end and not sentence[end : metric_match.start].strip())
+        ) else None  # fmt: skip
         if (
             found_seg is False
             and context.segment_heading
@@ -1416,6 +1450,30 @@ def _bind(
             ):
                 return None  # no part named in the last sentences: whose is not said
             segment = context.segment
+        if (
+            segment is None
+            and metric.segmentable
+            and re.match(
+                r"\s*(?:And\s+|So\s+)?(?:This|The) (?:segment|division|business unit)\b", sentence
+            )  # fmt: skip
+        ):  # "Our Capital Market segment continues to exceed expectations ... This segment is
+            # positioned for low to mid single-digit organic growth in 2021": the part just named
+            if (
+                context.segment is None
+                or context.segment == UNNAMED_SEGMENT
+                or context.segment_age > 3
+            ):
+                return None  # no part named in the last sentences: whose is not said
+            segment = context.segment
+        subject = _PART_WILL.search(sentence, ca, min(metric_match.start, fig.start)) if (
+            segment is None and metric.segmentable) else None  # fmt: skip
+        if subject is not None:
+            # "we project that the modern banking platform will generate in excess of $100
+            # million of revenue in 2021": the part's, not the company's
+            words = {w.lower() for w in subject.group("seg").split()}
+            if words <= company_words | GENERIC_PART or metric_matches(subject.group("seg")):
+                return None  # "our core business will generate": whose is not said
+            segment = f"{subject.group('seg')} {subject.group('noun')}"
         part = _LOWER_PART.search(sentence, ca, min(metric_match.start, fig.start)) if (
             segment is None) else None  # fmt: skip
         if part is not None and not re.fullmatch(

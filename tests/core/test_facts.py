@@ -1274,6 +1274,37 @@ def test_the_parts_of_a_volume_stated_just_before() -> None:
     assert "$40 million" not in rows
 
 
+def test_outlooks_of_a_part_named_as_the_subject() -> None:
+    """ "This segment is positioned for low to mid single-digit organic growth in 2021" after
+    "Our Payments segment grew 3%": the part just named, with the growth word the metric's own;
+    "the digital wallet platform will generate more than $150 million of revenue in 2021" and
+    "We expect our Lending platform to generate revenue of $80 million" are those parts'
+    (before, the second was the company's revenue); "our core business will generate" names no
+    part and is left out; "excited about Asia and committed to our 7% organic growth target" may
+    be Asia's and is left out."""
+    text = "\n".join([
+        "Welcome to the Halcyon Financial fourth quarter 2020 earnings call.",
+        "We expect 5% organic growth in 2021.",
+        "Our Payments segment continues to exceed expectations with organic growth of 3% in the "
+        "quarter.",
+        "This segment is positioned for low to mid single-digit organic growth in 2021.",
+        "In addition, we project that the digital wallet platform will generate more than $150 "
+        "million of revenue in 2021.",
+        "We expect our Lending platform to generate revenue of $80 million in 2021.",
+        "We expect our core business to generate revenue of $900 million in 2021.",
+        "We remain excited about Asia and remain committed to our 7% organic growth target for "
+        "2021.",
+    ])  # fmt: skip
+    items = {g.text: g for g in call_facts(parse_transcript(text)).guidance}
+    assert (items["5%"].segment, items["5%"].basis, items["5%"].period) == (
+        None, "organic", "FY 2021")  # fmt: skip
+    seg = items["low to mid single-digit"]
+    assert (seg.segment, seg.basis, seg.period) == ("Payments", "organic", "FY 2021")
+    assert items["more than $150 million"].segment == "digital wallet platform"
+    assert items["$80 million"].segment == "Lending platform"
+    assert "$900 million" not in items and "7%" not in items
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
