@@ -426,6 +426,16 @@ def attribute(
     if len(sentence) > MAX_SENTENCE:
         return []  # no spoken sentence is that long: a table or a paste, not attributable
     figs, highs, worded = units(sentence, forward)
+    # "a book-to-bill of 1.3:1", "a 1:1 book-to-bill": the ratio's ":1" is not a figure
+    figs = [
+        f
+        for f in figs
+        if not (
+            f.text == "1"
+            and sentence[max(0, f.start - 1) : f.start] == ":"
+            and sentence[max(0, f.start - 2) : f.start - 1].isdigit()
+        )
+    ]
     if len(figs) > MAX_FIGURES:
         return []
     period_words = mentions(sentence)
@@ -922,6 +932,11 @@ def _bind(
                 metric_match = before[-2]  # "the tax rate on core earnings is 25%": the rate
     # 3. the metric after: "$2.7 billion of EBITDA", "a 9% increase in revenue"
     times = re.match(r"^\s*(?:times|x)\s+", right, re.I) if unit == "number" else None
+    if metric_match is None and unit == "number" and times is None:
+        ratio = re.match(r"^(?::1)?\s+", right)  # "a 1:1 book-to-bill", "a 1.2 book-to-bill"
+        if ratio is not None:
+            metric_match = next((m for m in metrics if m.start == end + ratio.end()
+                                 and m.metric.name == "book_to_bill"), None)  # fmt: skip
     if metric_match is None and times is not None:  # "1.3 times debt-to-EBITDA"
         metric_match = next((m for m in metrics if m.start == end + times.end()
                              and m.metric.level == "multiple"), None)  # fmt: skip

@@ -1305,6 +1305,19 @@ def test_outlooks_of_a_part_named_as_the_subject() -> None:
     assert "$900 million" not in items and "7%" not in items
 
 
+def test_a_book_to_bill_written_as_a_ratio() -> None:
+    """ "a 1:1 book-to-bill for the company as a whole" and "a book-to-bill of 1.3:1": the ratio's
+    first term; the ":1" is no figure of its own."""
+    opening = "Welcome to the Orion Systems first quarter 2021 earnings call.\n"
+    for said, value in (
+        ("Orders were strong, with a 1:1 book-to-bill for the company as a whole.", 1),
+        ("For the company, we again had a book-to-bill of 1.2:1 in the quarter.", 1.2),
+    ):
+        rows = _rows(opening + said)
+        assert [(r.metric, r.value, r.period) for r in rows] == [
+            ("book_to_bill", value, "Q1 2021")]  # fmt: skip
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
