@@ -609,9 +609,9 @@ _FY_LIFE = 1  # sentences a stated year carries past the next one, on a quarterl
 # a sentence of no figures that opens the quarter's results: "Starting on slide 11, I will touch
 # on our fourth quarter results", "Let me now review our fourth quarter performance."
 _QUARTER_HEADING = re.compile(
-    r"\b(?:our|the)\s+(?:(?:first|second|third|fourth)\s+quarter|full[- ]year|fiscal\s+(?:year\s+)?"
-    r"(?:['’]?\d{2}|(?:19|20)\d{2})|(?:19|20)\d{2}(?:\s+full[- ]year)?)\s+(?:financial\s+)?"
-    r"(?:results|performance)\b",
+    r"\b(?:our|the)\s+(?:(?:first|second|third|fourth)\s+quarter|Q[1-4]|full[- ]year|fiscal\s+"
+    r"(?:year\s+)?(?:['’]?\d{2}|(?:19|20)\d{2})|(?:19|20)\d{2}(?:\s+full[- ]year)?)\s+"
+    r"(?:financial\s+)?(?:results|performance)\b",
     re.IGNORECASE,
 )
 
@@ -664,10 +664,18 @@ def _remember_period(
                r"(?:\b(?:in|for|during|of|throughout)\s+(?:fiscal\s+)?|^\s*)$", sentence[: m.start],
                re.I))}  # fmt: skip
     own.discard(None)
-    history = (  # "as we discussed at our investor updates in 2017 and 2019.": told in passing
-        context.section is not None
-        and context.section.year is not None
-        and all(p.year is not None and p.year < context.section.year for p in own if p)
+    # "as we discussed at our investor updates in 2017 and 2019.", "a reduction in our store
+    # hours in January and to start fiscal '23.": history or what comes next, told in passing
+    section = context.section
+    history = (
+        section is not None
+        and section.year is not None
+        and all(
+            p.year is not None
+            and (p.year < section.year or (p.year > section.year and p.kind == "FY"))
+            for p in own
+            if p
+        )
         and not units(sentence, False)[0]
     )
     if not heading_of_section and own and own != {context.section} and not history:

@@ -1318,6 +1318,25 @@ def test_a_book_to_bill_written_as_a_ratio() -> None:
             ("book_to_bill", value, "Q1 2021")]  # fmt: skip
 
 
+def test_a_q4_section_opened_by_a_hand_over_and_what_comes_next_told_in_passing() -> None:
+    """ "I'll turn the call over to Dana to cover our Q4 results and fiscal '25 outlook." opens
+    the quarter's section on a fourth-quarter call; a sentence with no figure that names the next
+    year ("store hours were cut to start fiscal '25") does not end it, so "Our gross margin rate
+    decreased 40 basis points to 21.3%." after it is the quarter's (before: left out)."""
+    text = "\n".join([
+        "Welcome to the Tern Electronics fourth quarter fiscal 2024 earnings call.",
+        "I'll turn the call over to Dana to cover more details on our Q4 results and fiscal '25 "
+        "outlook.",
+        "Our Q4 revenue was $12.2 billion.",
+        "Staffing shortages led to reduced store hours in January and to start fiscal '25.",
+        "In February, staffing improved.",
+        "Turning now to gross profit.",
+        "Our gross margin rate decreased 40 basis points to 21.3%.",
+    ])  # fmt: skip
+    rows = _by_text(_rows(text))
+    assert (rows["21.3%"].metric, rows["21.3%"].period) == ("gross_margin", "Q4 2024")
+
+
 def test_two_growth_outlooks_in_constant_currency_against_flat_to_down() -> None:
     """ "operating profit and EPS each to be down 2% to 3% in constant currency, compared with our
     prior range of flat to down 2%": an outlook for each, in constant currency, lowered."""
