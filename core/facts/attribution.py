@@ -719,7 +719,9 @@ _AFTER_METRIC = re.compile(
     re.IGNORECASE,
 )
 # ratios where better is lower: an improvement is a decrease
-_LOWER_IS_BETTER = frozenset(["combined_ratio", "efficiency_ratio"])
+_LOWER_IS_BETTER = frozenset(
+    ["combined_ratio", "efficiency_ratio", "operating_ratio", "medical_care_ratio"]
+)
 _THRESHOLD = re.compile(
     r"\b(?:with|having|of)\s+(?:[\w-]+\s+){0,3}(?:over|above|more than|greater than|at least|"
     r"exceeding|in excess of)\s+$",
@@ -945,6 +947,11 @@ def _bind(
         if ratio is not None:
             metric_match = next((m for m in metrics if m.start == end + ratio.end()
                                  and m.metric.name == "book_to_bill"), None)  # fmt: skip
+    if metric_match is None and unit == "number" and fig.kind != "money":
+        # "1.9 million carloads", "4.1 million medical members": a count named after it
+        metric_match = next((m for m in metrics if m.start == end + len(right) - len(right.lstrip())
+                             and m.metric.level == "number"
+                             and m.metric.name != "book_to_bill"), None)  # fmt: skip
     if metric_match is None and times is not None:  # "1.3 times debt-to-EBITDA"
         metric_match = next((m for m in metrics if m.start == end + times.end()
                              and m.metric.level == "multiple"), None)  # fmt: skip
@@ -1068,6 +1075,10 @@ def _bind(
         between = sentence[last.fig.start + len(last.fig.text) : fig.start]
         # "$512 million in the quarter, up 21%": the quarter's words are the level's
         between = re.sub(r"^\s*(?:in|for|during) (?:the|this) (?:quarter|period)\b", "", between)
+        if last.metric.level == "number" and last.unit == "number":
+            # "1.9 million carloads, up 3%": the count's own noun, then its change
+            between = last.metric.pattern.sub("", between, count=1) if re.match(
+                rf"\s*(?:{last.metric.words})\b", between, re.I) else between  # fmt: skip
         restated = last.metric.level == "volume" and re.fullmatch(
             r"\s*,?\s*or\s+(?:approximately |about |roughly )?",
             between[len(with_volume_unit(last.fig, sentence)) - len(last.fig.text) :],

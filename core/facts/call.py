@@ -250,9 +250,10 @@ def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
                 quarter_here = quarter_here or not _COMPARED.search(before)
             if p is None or p.year is None:
                 continue
-            if re.search(r"\bby\s+(?:the\s+)?(?:end of\s+(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$",
-                         before, re.I):  # fmt: skip
-                continue
+            if re.search(r"\b(?:by|through|until|till|into|beyond|before)\s+(?:the\s+)?(?:end of\s+"
+                         r"(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$", before, re.I):  # fmt: skip
+                continue  # a horizon, not a period reported: "sold out through the second
+                # quarter of 2026" on a third-quarter 2025 call
             compared = bool(_COMPARED.search(before)) or bool(re.search(
                 r"\b(?:compared (?:to|with)|versus|vs\.?|year[- ]ago|prior[- ]year|last year)\b",
                 clause, re.I))  # fmt: skip
@@ -343,7 +344,9 @@ def _non_gaap_metrics(text: str) -> frozenset[str]:
         words = m.group("a") or m.group("b") or ""
         words = re.split(r"\b(?:which|that|where|because)\b", words, maxsplit=1)[0]
         found.update(x.metric.name for x in metric_matches(words))
-    return frozenset(found - {"revenue"})
+    # revenue is not adjusted by being named; free cash flow is non-GAAP by definition, and a
+    # call that lists it among its non-GAAP measures does not make it "adjusted free cash flow"
+    return frozenset(found - {"revenue", "free_cash_flow"})
 
 
 def identify(

@@ -81,6 +81,13 @@ _RUN_RATE_AT = re.compile(
     r"(?:year[- ]end|end of)\s+(?:fiscal\s+)?(?P<y2>(?:19|20)\d{2})\b",
     re.IGNORECASE,
 )
+# trends since the quarter ended, told on the call: not the quarter's results
+_INTERIM = re.compile(
+    r"\b(?:quarter|month)[- ]to[- ]date\b|^\W*(?:(?:And|So|Now),?\s+)?(?:Through|Thru|So far "
+    r"in|Thus far in|Since the start of)\s+(?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December)\b",
+    re.IGNORECASE,
+)
 # balances at a date: "by year-end" is the year's end
 _BALANCES = frozenset(
     ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
@@ -99,7 +106,7 @@ _MODEL = re.compile(
     re.IGNORECASE,
 )
 _RESULTS_ONLY = re.compile(r"\b(?:year[- ]to[- ]date|ytd|trailing|so far this year)\b", re.I)
-_GUIDANCE_OBJECT = r"(?:guidance|outlook|forecast|expectations?|target|estimate|view)"
+_GUIDANCE_OBJECT = r"(?:guidance|outlook|forecast|expectations?|target|estimate|view|plan)"
 _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
     (cast(Direction, d), re.compile(p, re.IGNORECASE))
     for d, p in (
@@ -243,6 +250,8 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
             s.text))  # fmt: skip
         if outlook_age <= 3 and not PAST.search(s.text) and not _names_the_call(s.text, call):
             continue  # in the outlook, a sentence with no past tense may be more outlook
+        if _INTERIM.search(s.text):
+            continue  # "Through July 21, U.S. payments volume was up 6%": the next quarter so far
         for group in _groups([a for a in found if not a.forward]):
             primary = next((a for a in group if a.role == "result"), group[0])
             if primary.role == "comparison" or primary.period is None:
@@ -372,6 +381,30 @@ def _compared(new_mid: float, old_mid: float) -> Direction:
     return "raised" if new_mid > old_mid else "lowered" if new_mid < old_mid else "reaffirmed"
 
 
+# "We now expect full-year adjusted EBITDA of approximately $5.6 billion, up from approximately
+# $5.35 billion": a revised outlook set against the old one (not "..., up from $5.1 billion last
+# year": a result it is compared with)
+_REVISED_FROM = re.compile(r"\b(?:now|are raising|are lowering|raised|lowered) (?:expect|see|"
+                           r"anticipate|project|guide|our)\b", re.IGNORECASE)  # fmt: skip
+_RESULT_BASE = re.compile(
+    r"\s*(?:in |for |during )?(?:the )?(?:last|prior|previous|a)[- ](?:year|quarter)|"
+    r"\s*(?:in |for )?(?:fiscal )?(?:19|20)\d{2}\b|\s*(?:a )?year[- ]ago|"
+    r"\s*(?:in |for )?(?:the )?(?:first|second|third|fourth) quarter|\s*(?:in )?(?:q[1-4]|fy)",
+    re.IGNORECASE,
+)
+
+
+def _after_old(text: str) -> str:
+    """What follows the old figure (or range) that opens `text`."""
+    old = figures_in(text)
+    if not old or old[0].start != 0:
+        return text
+    last = old[0]
+    if len(old) > 1 and re.fullmatch(r"\s*(?:to|-|–)\s*", text[len(old[0].text) : old[1].start]):
+        last = old[1]
+    return text[last.start + len(last.text) :]
+
+
 def _direction(sentence: str, item: Attributed | None = None) -> Direction | None:
     """Only what the sentence states: one direction word bound to guidance, or the new range
     set against the prior one ("to 7% to 8% from the prior 9%")."""
@@ -386,6 +419,8 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
         if moved is not None and (
             _PREVIOUSLY.search(moved.group(0))
             or _PREVIOUSLY.search(sentence, moved.end(), moved.end() + 60)
+            or _REVISED_FROM.search(sentence, 0, item.fig.start)
+            and not _RESULT_BASE.match(_after_old(sentence[moved.end() :]))
         ):
             old_mid = _old_midpoint(sentence[moved.end() :], item.fig.kind)
             if old_mid is not None:
@@ -407,8 +442,19 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                 return "raised" if up else "lowered"
     if _RATING.search(sentence):
         return None  # "upgrading our credit ratings and indicating a stable outlook": an agency's
-    found = {d for d, p in _DIRECTIONS if p.search(sentence)}
+    said = sentence
+    if item is not None:
+        # "We are reaffirming our revenue guidance of $X, and we now expect year-end membership of
+        # about 18 million": the direction of the clause that states the item
+        cuts = [0, *(m.end() for m in _WE_CLAUSE.finditer(sentence)), len(sentence)]
+        at = max(c for c in cuts[:-1] if c <= item.fig.start)
+        said = sentence[at : min(c for c in cuts if c > item.fig.start)]
+    found = {d for d, p in _DIRECTIONS if p.search(said)}
     return found.pop() if len(found) == 1 else None
+
+
+# where a sentence starts a new statement of its own: ", and we now expect", "; we"
+_WE_CLAUSE = re.compile(r"(?:,\s*and|;|, while|, but)\s+(?=we\b)", re.IGNORECASE)
 
 
 # a rating agency's outlook is not the company's

@@ -65,6 +65,11 @@ METRICS: tuple[Metric, ...] = (
     Metric("return_on_assets", "Return on assets", r"return on (?:average )?assets|roa", "rate",
            1.6),
     Metric("combined_ratio", "Combined ratio", r"combined ratio", "rate", 2.2),
+    # industries' own ratios where lower is better: a railroad's, a health insurer's
+    Metric("operating_ratio", "Operating ratio", r"operating ratio", "rate", 2.6, False),
+    Metric("medical_care_ratio", "Medical care ratio",
+           r"medical (?:care|loss|cost|benefits?) ratio|benefit expense ratio|mlr|mcr", "rate",
+           2.5),
     Metric("gross_profit", "Gross profit", r"gross profit", "money", 1.6),
     Metric("ebitda", "EBITDA", r"ebitda", "money", 2.3),
     Metric("operating_income", "Operating income",
@@ -143,6 +148,18 @@ METRICS: tuple[Metric, ...] = (
            "multiple", 1.1, False),
     Metric("production", "Production", r"(?:total |net |average )?(?:production|output)",
            "volume", 2.0),
+    # industries' own volumes: a railroad's carloads, a payments network's payments volume and
+    # transactions, a health insurer's members, an automaker's deliveries, a platform's users
+    Metric("carloads", "Carloads", r"(?:total )?carloads|carload volumes?", "number", 2.0),
+    Metric("payments_volume", "Payments volume",
+           r"(?:total )?payments? volumes?|total payment volume|tpv|gross (?:merchandise|dollar|"
+           r"payment) volume|gmv", "money", 2.4),
+    Metric("transactions", "Processed transactions", r"processed transactions", "number", 1.8),
+    Metric("membership", "Membership",
+           r"(?:medical |health plan |total )?membership|medical members", "number", 2.2),
+    Metric("deliveries", "Deliveries", r"(?:total |vehicle )?deliveries", "number", 2.3),
+    Metric("users", "Active users",
+           r"(?:daily|monthly) active (?:users|people|uniques)|daus?|maus?", "number", 2.4),
     Metric("production", "Originations", r"(?:mortgage |loan )?originations|origination volumes?",
            "money", 1.6),
     # "organic growth"; "Organic was 9.5%" (the call's shorthand for it)

@@ -25,7 +25,7 @@ def unit_of(fig: Figure, sentence: str) -> str:
         return "percent"
     if fig.kind != "money" and re.match(
         r"\s*(?:[\w-]+\s+)?(?:shares|units|customers|members|"
-        r"subscribers|accounts|employees|users)\b",
+        r"subscribers|accounts|employees|users|carloads|vehicles|deliveries|transactions)\b",
         after,
         re.I,
     ):
@@ -76,7 +76,8 @@ def fits(metric: Metric, unit: str, role: str, fig: Figure, after: str = "") -> 
         return unit == "number" and bool(_VOLUME.match(after))  # at the start of `after`
     if level == "multiple":
         return unit == "number" and bool(re.match(r"^\s*(?:times|x)\b", after, re.I))
-    return unit == "number"
+    # a count: "1.9 million" carloads or members is a number, not money (no currency sign)
+    return unit == "number" or (unit == "money" and fig.kind != "money")
 
 
 _RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and|through)\s*$", re.IGNORECASE)

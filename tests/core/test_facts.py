@@ -1186,6 +1186,57 @@ def test_classes_from_the_fifth_cold_review() -> None:
     assert items["21% to 22%"].direction is None
 
 
+def test_classes_from_the_sixth_cold_review_and_industry_measures() -> None:
+    """What the sixth review of unseen calls found, as classes: a horizon in the Q&A ("sold out
+    through the second quarter of 2026") is no evidence of the call's year; "We now expect ...
+    $5.6 billion, up from approximately $5.35 billion" raises the outlook (but "up from $9.1
+    billion last year" compares it with a result); free cash flow listed among the non-GAAP
+    measures is not "adjusted free cash flow"; "U.S." does not end a sentence before a
+    lower-case word; a trend "Through July 21" is not the quarter's. And the industries' own
+    measures the fifth review found missing: a railroad's operating ratio (lower is better) and
+    carloads, a health insurer's medical care ratio and membership, a payments network's
+    payments volume, an automaker's deliveries."""
+    text = "\n".join([
+        "Good afternoon, and welcome to the Brightline Mobility Third Quarter 2025 Financial "
+        "Results Conference Call.",
+        "Today we will discuss non-GAAP measures such as adjusted EBITDA and free cash flow.",
+        "Free cash flow was $640 million.",
+        "Our adjusted operating ratio was 61.2%, an improvement of 80 basis points.",
+        "Total volume was 1.9 million carloads, up 3%.",
+        "Our medical care ratio was 86.4%, and we ended the quarter with 4.1 million medical "
+        "members.",
+        "By region, U.S. payments volume grew 7%.",
+        "Through October 20, U.S. payments volume was up 5% year over year.",
+        "We now expect full-year adjusted EBITDA of approximately $2.6 billion, up from "
+        "approximately $2.4 billion.",
+        "We now expect full-year revenue of $9.6 billion, up from $9.1 billion last year.",
+        "We now expect full-year 2025 deliveries of 480,000 to 500,000 vehicles.",
+        "We are reaffirming our full-year revenue guidance of $9.5 billion to $9.8 billion, and we "
+        "now expect year-end membership of approximately 4.3 million.",
+        "We are sold out through the second quarter of 2026.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    assert facts.call.period == "Q3 2025"
+    rows = _by_text(facts.key_figures)
+    assert (rows["$640 million"].metric, rows["$640 million"].basis) == ("free_cash_flow", None)
+    ratio = rows["61.2%"]
+    assert (ratio.metric, ratio.basis, ratio.change.value if ratio.change else None) == (
+        "operating_ratio", "adjusted", -80)  # fmt: skip
+    assert (rows["1.9 million"].metric, rows["1.9 million"].period) == ("carloads", "Q3 2025")
+    assert rows["86.4%"].metric == "medical_care_ratio"
+    members = rows["4.1 million"]
+    assert members.metric == "membership" and members.value == pytest.approx(4.1e6)
+    assert (rows["7%"].metric, rows["7%"].segment) == ("payments_volume", "U.S.")
+    assert "5%" not in rows
+    items = {g.text: g for g in facts.guidance}
+    assert items["$2.6 billion"].direction == "raised"
+    assert items["$9.6 billion"].direction is None
+    assert (items["480,000 to 500,000"].metric, items["480,000 to 500,000"].period) == (
+        "deliveries", "FY 2025")  # fmt: skip
+    assert items["$9.5 billion to $9.8 billion"].direction == "reaffirmed"
+    assert (items["4.3 million"].metric, items["4.3 million"].direction) == ("membership", None)
+
+
 def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
     """On a fourth-quarter call a figure with no period of its own may be the quarter's or the
     year's; after "I will touch on our fourth quarter results" it is the quarter's, through
