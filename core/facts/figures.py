@@ -481,7 +481,7 @@ _PRIOR_GUIDE = re.compile(
 # decline of 1% to 3%": a new range against the old one
 _FROM_OLD = re.compile(
     r"\s*(?:[\w' ]{0,40}?,\s*)?,?\s*(?:(?:up|down|revised|changed|increased|decreased|lowered|"
-    r"raised)?\s*from(?: the| our)?|"
+    r"raised|an? (?:improvement|increase|reduction|decrease))?\s*from(?: the| our)?|"
     r"(?:[\w' ]{0,40}?,\s*)?(?:versus|vs\.?|compared (?:to|with))\s+(?:our |the )?"
     r"(?:prior|previous|earlier|original|initial) (?:guidance|outlook|range|expectations?|"
     r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about )?"

@@ -1214,6 +1214,8 @@ def test_classes_from_the_sixth_cold_review_and_industry_measures() -> None:
         "We are reaffirming our full-year revenue guidance of $9.5 billion to $9.8 billion, and we "
         "now expect year-end membership of approximately 4.3 million.",
         "We are sold out through the second quarter of 2026.",
+        "We now expect a full-year adjusted operating ratio of approximately 61.0%, an "
+        "improvement from the approximately 61.5% we guided to in July.",
     ])  # fmt: skip
     facts = call_facts(parse_transcript(text))
     assert facts.call.period == "Q3 2025"
@@ -1234,6 +1236,7 @@ def test_classes_from_the_sixth_cold_review_and_industry_measures() -> None:
     assert (items["480,000 to 500,000"].metric, items["480,000 to 500,000"].period) == (
         "deliveries", "FY 2025")  # fmt: skip
     assert items["$9.5 billion to $9.8 billion"].direction == "reaffirmed"
+    assert (items["61.0%"].metric, items["61.0%"].direction) == ("operating_ratio", "lowered")
     assert (items["4.3 million"].metric, items["4.3 million"].direction) == ("membership", None)
 
 
