@@ -148,17 +148,18 @@ METRICS: tuple[Metric, ...] = (
            "multiple", 1.1, False),
     Metric("production", "Production", r"(?:total |net |average )?(?:production|output)",
            "volume", 2.0),
-    # industries' own volumes: a railroad's carloads, a payments network's payments volume and
-    # transactions, a health insurer's members, an automaker's deliveries, a platform's users
-    Metric("carloads", "Carloads", r"(?:total )?carloads|carload volumes?", "number", 2.0),
+    # industries' own volumes and counts (the gold's `production` and `customers`): a railroad's
+    # carloads, a payments network's payments volume and transactions, a health insurer's
+    # members, an automaker's deliveries, a platform's users
+    Metric("production", "Carloads", r"(?:total )?carloads|carload volumes?", "number", 2.0),
     Metric("payments_volume", "Payments volume",
            r"(?:total )?payments? volumes?|total payment volume|tpv|gross (?:merchandise|dollar|"
            r"payment) volume|gmv", "money", 2.4),
-    Metric("transactions", "Processed transactions", r"processed transactions", "number", 1.8),
-    Metric("membership", "Membership",
+    Metric("production", "Processed transactions", r"processed transactions", "number", 1.8),
+    Metric("customers", "Membership",
            r"(?:medical |health plan |total )?membership|medical members", "number", 2.2),
-    Metric("deliveries", "Deliveries", r"(?:total |vehicle )?deliveries", "number", 2.3),
-    Metric("users", "Active users",
+    Metric("production", "Deliveries", r"(?:total |vehicle )?deliveries", "number", 2.3),
+    Metric("customers", "Active users",
            r"(?:daily|monthly) active (?:users|people|uniques)|daus?|maus?", "number", 2.4),
     Metric("production", "Originations", r"(?:mortgage |loan )?originations|origination volumes?",
            "money", 1.6),

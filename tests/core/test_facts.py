@@ -1224,20 +1224,20 @@ def test_classes_from_the_sixth_cold_review_and_industry_measures() -> None:
     ratio = rows["61.2%"]
     assert (ratio.metric, ratio.basis, ratio.change.value if ratio.change else None) == (
         "operating_ratio", "adjusted", -80)  # fmt: skip
-    assert (rows["1.9 million"].metric, rows["1.9 million"].period) == ("carloads", "Q3 2025")
+    assert (rows["1.9 million"].metric, rows["1.9 million"].period) == ("production", "Q3 2025")
     assert rows["86.4%"].metric == "medical_care_ratio"
     members = rows["4.1 million"]
-    assert members.metric == "membership" and members.value == pytest.approx(4.1e6)
+    assert members.metric == "customers" and members.value == pytest.approx(4.1e6)
     assert (rows["7%"].metric, rows["7%"].segment) == ("payments_volume", "U.S.")
     assert "5%" not in rows
     items = {g.text: g for g in facts.guidance}
     assert items["$2.6 billion"].direction == "raised"
     assert items["$9.6 billion"].direction is None
     assert (items["480,000 to 500,000"].metric, items["480,000 to 500,000"].period) == (
-        "deliveries", "FY 2025")  # fmt: skip
+        "production", "FY 2025")  # fmt: skip
     assert items["$9.5 billion to $9.8 billion"].direction == "reaffirmed"
     assert (items["61.0%"].metric, items["61.0%"].direction) == ("operating_ratio", "lowered")
-    assert (items["4.3 million"].metric, items["4.3 million"].direction) == ("membership", None)
+    assert (items["4.3 million"].metric, items["4.3 million"].direction) == ("customers", None)
 
 
 def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
