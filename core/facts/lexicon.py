@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,11 @@ class MetricMatch:
 
 def metric_matches(text: str) -> list[MetricMatch]:
     """Every metric phrase in `text`, the longest where they overlap, in order."""
+    return list(_metric_matches(text))
+
+
+@lru_cache(maxsize=16384)  # a call asks about the same sentences and clauses many times
+def _metric_matches(text: str) -> tuple[MetricMatch, ...]:
     found: list[MetricMatch] = []
     for metric in METRICS:
         for m in metric.pattern.finditer(text):
@@ -196,4 +202,4 @@ def metric_matches(text: str) -> list[MetricMatch]:
                 out[-1] = x
             continue
         out.append(x)
-    return out
+    return tuple(out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORD_RE = r"first|second|third|fourth|1st|2nd|3rd|4th"
@@ -137,6 +138,11 @@ _DATE_BEFORE = re.compile(
 
 def mentions(text: str) -> list[Mention]:
     """Every period phrase in `text`, longest first where they overlap, in text order."""
+    return list(_mentions(text))
+
+
+@lru_cache(maxsize=16384)  # a call asks about the same sentences and clauses many times
+def _mentions(text: str) -> tuple[Mention, ...]:
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
     for name, pattern in _PATTERNS:
@@ -150,7 +156,7 @@ def mentions(text: str) -> list[Mention]:
             if mention is not None:
                 found.append(mention)
                 taken.append((a, b))
-    return sorted(found, key=lambda x: x.start)
+    return tuple(sorted(found, key=lambda x: x.start))
 
 
 def _mention(name: str, m: re.Match[str]) -> Mention | None:
