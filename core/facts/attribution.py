@@ -887,11 +887,12 @@ def _bind(
     ):  # "we invested $259 million of capital in the quarter": capital expenditures
         metric_match = MetricMatch(METRIC_BY_NAME["capex"], fig.start, fig.start)
     # 1d. "$1.25 billion of adjusted EBITDA for a margin of 40%": the margin of the money
-    #     metric just named
+    #     metric just named (with its basis)
+    margin_of: MetricMatch | None = None
     if metric_match is None and unit == "percent" and _A_MARGIN.search(sentence, ca, fig.start):
         named = [m for m in metrics if ca <= m.start and m.end <= fig.start]
         if named and named[-1].metric.name in _MARGIN_OF:
-            src = named[-1]
+            src = margin_of = named[-1]
             metric_match = MetricMatch(METRIC_BY_NAME[_MARGIN_OF[src.metric.name]], src.start,
                                        src.end)  # fmt: skip
     growth_after = False
@@ -1580,6 +1581,8 @@ def _bind(
         basis = last.basis  # the list's metric, as first named ("organic sales growth")
     if chained and prev is not None and basis is None and prev.role == role:
         basis = prev.basis  # "adjusted income of $61.3 million or $0.90 per share"
+    if margin_of is not None and basis is None:  # "adjusted EBITDA was $882 million, a margin of"
+        basis = _basis(sentence[max(ca, margin_of.start - 30) : margin_of.end], metric, role, call)
     # period
     period = _figure_period(sentence, fig, metric_match, role, period_words, (ca, cb), figs, i,
                             call, forward, anchor, context.period)  # fmt: skip

@@ -250,7 +250,8 @@ def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
                 quarter_here = quarter_here or not _COMPARED.search(before)
             if p is None or p.year is None:
                 continue
-            if re.search(r"\b(?:by|through|until|till|into|beyond|before)\s+(?:the\s+)?(?:end of\s+"
+            if re.search(r"\b(?:by|through|until|till|into|beyond|before|payable in|paid in|due "
+                         r"in)\s+(?:the\s+)?(?:end of\s+"
                          r"(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$", before, re.I):  # fmt: skip
                 continue  # a horizon, not a period reported: "sold out through the second
                 # quarter of 2026" on a third-quarter 2025 call
@@ -286,10 +287,34 @@ def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
     return votes
 
 
+_OPENING = re.compile(
+    r"\b(?:welcome|earnings|conference call|results call|call to discuss)\b", re.I
+)
+
+
+def _opening_period(sents: Sequence[Sentence]) -> Period | None:
+    """ "Welcome to the Calloway Specialty Materials Fourth Quarter Fiscal 2025 Earnings Call":
+    the quarter and year the operator's welcome names, when it names exactly one with its year
+    (later sentences name other periods: "payable in the first quarter of fiscal 2026")."""
+    for s in sents[:4]:
+        if not _OPENING.search(s.text):
+            continue
+        named = {m.period for m in mentions(s.text) if m.period is not None}
+        quarters = {p for p in named if p.kind == "Q" and p.year is not None}
+        if len(quarters) == 1 and not {p for p in named if p.kind == "FY"} - {
+            Period("FY", 0, next(iter(quarters)).year)
+        }:
+            return quarters.pop()
+    return None
+
+
 def call_period(sents: Sequence[Sentence]) -> Period | None:
     """The fiscal period the call reports: the quarter its results sentences name most, and
     the year the evidence points to (see `_year_votes`); a full-year call when it names no
     quarter but its full-year results."""
+    opening = _opening_period(sents)
+    if opening is not None:
+        return opening
     quarters = _quarters(sents)
     n = quarters.most_common(1)[0][0] if quarters else None
     votes = _year_votes(sents, n)
@@ -343,7 +368,13 @@ def _non_gaap_metrics(text: str) -> frozenset[str]:
     for m in _NON_GAAP_LIST.finditer(text):
         words = m.group("a") or m.group("b") or ""
         words = re.split(r"\b(?:which|that|where|because)\b", words, maxsplit=1)[0]
-        found.update(x.metric.name for x in metric_matches(words))
+        # "non-GAAP measures, including adjusted operating ratio and adjusted EPS": the plain
+        # operating ratio and EPS are then the GAAP ones; only a measure listed bare is non-GAAP
+        found.update(
+            x.metric.name
+            for x in metric_matches(words)
+            if not re.search(r"\b(?:adjusted|non-gaap|core|normalized)\s+$", words[: x.start], re.I)
+        )
     # revenue is not adjusted by being named; free cash flow is non-GAAP by definition, and a
     # call that lists it among its non-GAAP measures does not make it "adjusted free cash flow"
     return frozenset(found - {"revenue", "free_cash_flow"})

@@ -67,7 +67,7 @@ METRICS: tuple[Metric, ...] = (
            1.6),
     Metric("combined_ratio", "Combined ratio", r"combined ratio", "rate", 2.2),
     # industries' own ratios where lower is better: a railroad's, a health insurer's
-    Metric("operating_ratio", "Operating ratio", r"operating ratio", "rate", 2.6, False),
+    Metric("operating_ratio", "Operating ratio", r"operating ratio", "rate", 2.6),
     Metric("medical_care_ratio", "Medical care ratio",
            r"medical (?:care|loss|cost|benefits?) ratio|benefit expense ratio|mlr|mcr", "rate",
            2.5),

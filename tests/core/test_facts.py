@@ -1240,6 +1240,35 @@ def test_classes_from_the_sixth_cold_review_and_industry_measures() -> None:
     assert (items["4.3 million"].metric, items["4.3 million"].direction) == ("customers", None)
 
 
+def test_classes_from_the_seventh_cold_review() -> None:
+    """What the seventh review of unseen calls found, as classes: the quarter and year the
+    operator's welcome names is the call's, whatever later sentences name ("payable in the first
+    quarter of fiscal 2026" dated a fourth-quarter fiscal 2025 call a year late); a call that
+    lists "adjusted operating ratio and adjusted earnings per share" among its non-GAAP
+    measures keeps its plain operating ratio and EPS GAAP; the margin of adjusted EBITDA is
+    adjusted; "its operating ratio" with no part named is left out (an analyst named it)."""
+    text = "\n".join([
+        "Good morning, and welcome to the Aldous Materials Fourth Quarter Fiscal 2025 Earnings "
+        "Call.",
+        "We will discuss non-GAAP measures, including adjusted operating ratio and adjusted "
+        "earnings per share.",
+        "Diluted earnings per share were $2.10, compared with $1.95 a year ago, and adjusted "
+        "earnings per share were $2.24.",
+        "For the full fiscal year, adjusted EBITDA was $640 million, a margin of 19.5%.",
+        "Yesterday, our board raised the quarterly dividend to $0.41 per share, payable in the "
+        "first quarter of fiscal 2026.",
+        "We expect its operating ratio to be in the 92% to 93% range in the first quarter.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    assert facts.call.period == "Q4 2025"
+    rows = _by_text(facts.key_figures)
+    assert (rows["$2.10"].basis, rows["$2.10"].period) == (None, "Q4 2025")
+    assert rows["$2.24"].basis == "adjusted"
+    assert (rows["19.5%"].metric, rows["19.5%"].basis, rows["19.5%"].period) == (
+        "ebitda_margin", "adjusted", "FY 2025")  # fmt: skip
+    assert "92% to 93%" not in {g.text for g in facts.guidance}
+
+
 def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
     """On a fourth-quarter call a figure with no period of its own may be the quarter's or the
     year's; after "I will touch on our fourth quarter results" it is the quarter's, through
