@@ -175,7 +175,8 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
     ", and", ", while", ", but", ", which", ", driven by" ...)."""
     marks = re.compile(
         r";|\s[—–-]\s|:\s|\(|\)|,\s+(?:and|while|but|whereas|which|driven|reflecting|primarily|"
-        r"partially|partly|offset|due|as|including|excluding|with|led|helped|thanks|where)\b|"
+        r"partially|partly|offset|due|as|including|excluding|with|led|helped|thanks|where|"
+        r"bringing|taking)\b|"
         r"\.\s|\band\s+(?=(?:our|the|we|its)\b)"
     )
     a, b = 0, len(sentence)
@@ -192,6 +193,9 @@ _VOLUME_SALES = re.compile(
     r"\bweather[- ]normali[sz]ed\b|\b(?:electric(?:ity)?|kwh|kilowatt[- ]hour) sales\b|"
     r"\bsales volumes?\b",
     re.IGNORECASE,
+)
+_PRIOR_POSSESSIVE = re.compile(
+    r"\b(?:last|prior|previous|the prior|the previous)[- ](?:year|quarter|fiscal year)['’]s\b", re.I
 )
 # "This included 2.4 Bcf per day of gas and ...": the parts of a total stated just before
 _INCLUDED = re.compile(
@@ -1587,6 +1591,10 @@ def _bind(
     period = _figure_period(sentence, fig, metric_match, role, period_words, (ca, cb), figs, i,
                             call, forward, anchor, context.period)  # fmt: skip
     if period is False or period is True:
+        return None
+    if role == "result" and _PRIOR_POSSESSIVE.search(
+        sentence, ca, max(ca, min(fig.start, metric_match.start))
+    ):  # "Last year's first-half net loss was $212 million": history, not this period's
         return None
     return Attributed(
         fig=fig, metric=metric, role=role, value=value, unit=unit, basis=basis, segment=segment,

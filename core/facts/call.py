@@ -43,8 +43,10 @@ _ADJUSTED_DEFAULT = re.compile(
     r"(?:noted|stated|specified|indicated|(?:I|we) say otherwise)",
     re.IGNORECASE,
 )
+# "revenue growth rates are organic unless noted" (not "revenue growth of 4% to 6%, with
+# organic growth in the mid-single digits": two measures)
 _REVENUE_ORGANIC = re.compile(
-    r"revenue (?:growth |comparisons? )[^.]{0,60}\borganic\b|\borganic basis\b[^.]{0,40}"
+    r"revenue (?:growth |comparisons? )(?:(?!\d)[^.]){0,60}\borganic\b|\borganic basis\b[^.]{0,40}"
     r"\brevenue|revenue comparisons are made on an organic basis",
     re.IGNORECASE,
 )

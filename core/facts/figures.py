@@ -241,6 +241,8 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
     for n, s in enumerate(sents):
         if s.turn.speaker != speaker:
             context, speaker, was_forward = Context(), s.turn.speaker, False
+        if s.opens_paragraph and context.period is not None and context.period != call.period:
+            context.period = context.section  # "For the full year, ..." ended with its paragraph
         if not _eligible(s):
             continue
         forward = is_forward(s.text, was_forward) or _plans_the_year(s.text, call)

@@ -18,6 +18,7 @@ class Sentence:
     end: int
     text: str
     turn: Turn
+    opens_paragraph: bool = False  # a blank line before it: what the lines before said is done
 
 
 def sentences(transcript: Transcript) -> list[Sentence]:
@@ -30,8 +31,10 @@ def sentences(transcript: Transcript) -> list[Sentence]:
             text = body[a:b].strip()
             if text:
                 lead = len(body[a:b]) - len(body[a:b].lstrip())
-                out.append(Sentence(turn.start + a + lead, turn.start + a + lead + len(text),
-                                    text, turn))  # fmt: skip
+                start = turn.start + a + lead
+                before = transcript.text[out[-1].end : start] if out else ""
+                out.append(Sentence(start, start + len(text), text, turn,
+                                    bool(re.search(r"\n[ \t]*\n", before))))  # fmt: skip
     return out
 
 

@@ -80,7 +80,7 @@ STOP_NP = words(
     """
     the our its their a an of in for and while with was were to from at by on that which
     this these we as versus or than both each is are be been has have had do did we're
-    we've we'll i i'm i've they they're you it's it he she them
+    we've we'll i i'm i've they they're you it's it he she them bringing taking
     """
 )
 

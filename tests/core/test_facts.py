@@ -1269,6 +1269,37 @@ def test_classes_from_the_seventh_cold_review() -> None:
     assert "92% to 93%" not in {g.text for g in facts.guidance}
 
 
+def test_classes_from_the_eighth_cold_review() -> None:
+    """What the eighth review of unseen calls found, as classes: "For the full year, ..." ends
+    with its paragraph (a blank line), so the next paragraph's figure is not the year's; ",
+    bringing repurchases for the first nine months to $410 million" dates only that figure;
+    "revenue growth of 4% to 6%, with organic growth in the mid-single digits" is two items (not
+    a call-wide organic default); "Last year's first-half net loss was $212 million" is history,
+    not this half's result."""
+    text = "\n".join([
+        "Welcome to the Harlow Medical fourth quarter 2025 earnings call.",
+        "",
+        "Revenue for the quarter was $6.8 billion. For the full year, revenue was $26.5 billion.",
+        "",
+        "The International segment reported revenue of $1.23 billion, down 2%.",
+        "",
+        "We repurchased 1.2 million shares for $140 million in the quarter, bringing repurchases "
+        "for the full year to $410 million.",
+        "For the first half of 2025, net loss was $91 million. Last year's first-half net loss was "
+        "$212 million.",
+        "We are introducing full-year 2026 guidance of revenue growth of 4% to 6%, with organic "
+        "growth in the mid-single digits.",
+    ])  # fmt: skip
+    facts = call_facts(parse_transcript(text))
+    rows = _by_text(facts.key_figures)
+    assert rows["$26.5 billion"].period == "FY 2025"
+    assert "$1.23 billion" not in rows  # the quarter's or the year's: not said
+    assert (rows["$140 million"].period, rows["$410 million"].period) == ("Q4 2025", "FY 2025")
+    assert "$212 million" not in rows
+    items = {g.text: g for g in facts.guidance}
+    assert (items["4% to 6%"].basis, items["mid-single digits"].basis) == (None, "organic")
+
+
 def test_a_fourth_quarter_section_opened_by_a_heading() -> None:
     """On a fourth-quarter call a figure with no period of its own may be the quarter's or the
     year's; after "I will touch on our fourth quarter results" it is the quarter's, through
