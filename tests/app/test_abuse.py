@@ -197,7 +197,8 @@ def test_slow_clients_do_not_hold_up_others(server: Server) -> None:
             slow.sendall(body[i : i + 200])
             t0 = time.monotonic()
             assert server.request("GET", "/healthz") == {"status": "ok"}
-            assert time.monotonic() - t0 < 2, "a slow client held up the server"
+            # a held-up server never answers; 5 s leaves room for a loaded 2-core CI machine
+            assert time.monotonic() - t0 < 5, "a slow client held up the server"
             time.sleep(0.05)
         reply = b""
         while b"\r\n\r\n" not in reply:
