@@ -16,15 +16,11 @@ from core.transcript import Transcript, Turn
 Span = tuple[int, int]
 
 # Separator levels, coarsest first. The sentence boundary is whitespace after . ! ? (optionally
-# followed by a closing quote or bracket), but not after an abbreviation ("U.S. payments volume",
-# "U.K. sales", "vs. last year").
+# followed by a closing quote or bracket).
 _LEVELS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\n[ \t]*\n\s*"),
     re.compile(r"\n\s*"),
-    re.compile(
-        r"(?<![A-Z]\.[A-Z]\.)(?<!\bvs\.)(?<!\bNo\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)"
-        r"(?<=[.!?])[\"')\]]?\s+"
-    ),
+    re.compile(r"(?<=[.!?])[\"')\]]?\s+"),
     re.compile(r"\s+"),
 )
 _WORD_RE = re.compile(r"\S+")

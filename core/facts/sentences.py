@@ -5,6 +5,7 @@ product names and pass codes are not)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.chunking import iter_sentences
@@ -21,13 +22,28 @@ class Sentence:
     opens_paragraph: bool = False  # a blank line before it: what the lines before said is done
 
 
+# a stop that ends an abbreviation, not a sentence: "U.S. payments volume", "vs. last year"
+_ABBREVIATION = re.compile(r"(?:\b[A-Z]\.[A-Z]\.|\b(?:vs|No|Mr|Ms|Dr)\.)$")
+
+
+def _joined(body: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sentence spans with those cut after an abbreviation joined to the next one."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and _ABBREVIATION.search(body, out[-1][0], out[-1][1]):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
+
+
 def sentences(transcript: Transcript) -> list[Sentence]:
     """The transcript's sentences with the turn (section, speaker) each belongs to."""
     out: list[Sentence] = []
     for turn in transcript.turns:
         # a sentence wrapped over lines is one sentence (same length: offsets hold)
         body = transcript.text[turn.start : turn.end].replace("\n", " ")
-        for a, b in iter_sentences(body):
+        for a, b in _joined(body, iter_sentences(body)):
             text = body[a:b].strip()
             if text:
                 lead = len(body[a:b]) - len(body[a:b].lstrip())
