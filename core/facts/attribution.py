@@ -227,6 +227,14 @@ UNNAMED_SEGMENT = "(a segment the call does not name here)"
 _POSSESSOR = re.compile(r"\b(?:the|this|that) (?P<who>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*)?)['’]s\s")
 
 
+def _recent_part(context: Context) -> str | None:
+    """The part a sentence of the last three named ("It ...", "Its ...", "This segment ..."
+    refer to it), or None when no part was named."""
+    if context.segment in (None, UNNAMED_SEGMENT) or context.segment_age > 3:
+        return None
+    return context.segment
+
+
 def _company_possessor(sentence: str, company_words: frozenset[str], end: int) -> bool:
     found = list(_POSSESSOR.finditer(sentence, 0, end))
     return bool(found) and all(
@@ -1469,26 +1477,18 @@ def _bind(
             )
         ):  # "Our alternatives platform ... It ended the quarter with $74 billion of assets under
             # management": a part the sentence before named, not the company
-            if (
-                context.segment is None
-                or context.segment == UNNAMED_SEGMENT
-                or context.segment_age > 3
-            ):
+            segment = _recent_part(context)
+            if segment is None:
                 return None
-            segment = context.segment
         if (
             segment is None
             and metric.segmentable
             and re.match(r"\s*(?:Its|Their)\s+(?:[\w-]+\s+){0,2}$", sentence[: metric_match.start])
         ):  # "Our industrial portfolio ... continues to lead. Its occupancy was 97.3%": the
             # part the sentence before named, not the company
-            if (
-                context.segment is None
-                or context.segment == UNNAMED_SEGMENT
-                or context.segment_age > 3
-            ):
+            segment = _recent_part(context)
+            if segment is None:
                 return None  # no part named in the last sentences: whose is not said
-            segment = context.segment
         if (
             segment is None
             and metric.segmentable
@@ -1497,13 +1497,9 @@ def _bind(
             )  # fmt: skip
         ):  # "Our Capital Market segment continues to exceed expectations ... This segment is
             # positioned for low to mid single-digit organic growth in 2021": the part just named
-            if (
-                context.segment is None
-                or context.segment == UNNAMED_SEGMENT
-                or context.segment_age > 3
-            ):
+            segment = _recent_part(context)
+            if segment is None:
                 return None  # no part named in the last sentences: whose is not said
-            segment = context.segment
         subject = _PART_WILL.search(sentence, ca, min(metric_match.start, fig.start)) if (
             segment is None and metric.segmentable) else None  # fmt: skip
         if subject is not None:

@@ -25,6 +25,7 @@ from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
 from core.facts.units import with_volume_unit
+from core.grounding import Figure
 
 MAX_KEY_FIGURES = 20
 _INCOME_METRICS = frozenset(
@@ -371,12 +372,20 @@ def _old_midpoint(text: str, kind: str) -> float | None:
                        re.I)  # fmt: skip
     if flat_to is not None and kind == "percent":
         return float(flat_to.group("v")) / 2 * (-1 if flat_to.group("d") == "down" else 1)
-    old = figures_in(text)
-    if not old or old[0].start != 0 or old[0].kind != kind:
+    opening = _opening_figures(text)
+    if not opening or opening[0].kind != kind:
         return None
+    return sum(f.value for f in opening) / len(opening)
+
+
+def _opening_figures(text: str) -> list[Figure]:
+    """The figure that opens `text`, or both ends of the range that does ("7% to 9%")."""
+    old = figures_in(text)
+    if not old or old[0].start != 0:
+        return []
     if len(old) > 1 and re.fullmatch(r"\s*(?:to|-|–)\s*", text[len(old[0].text) : old[1].start]):
-        return (old[0].value + old[1].value) / 2
-    return old[0].value
+        return old[:2]
+    return old[:1]
 
 
 def _compared(new_mid: float, old_mid: float) -> Direction:
@@ -398,13 +407,8 @@ _RESULT_BASE = re.compile(
 
 def _after_old(text: str) -> str:
     """What follows the old figure (or range) that opens `text`."""
-    old = figures_in(text)
-    if not old or old[0].start != 0:
-        return text
-    last = old[0]
-    if len(old) > 1 and re.fullmatch(r"\s*(?:to|-|–)\s*", text[len(old[0].text) : old[1].start]):
-        last = old[1]
-    return text[last.start + len(last.text) :]
+    opening = _opening_figures(text)
+    return text[opening[-1].start + len(opening[-1].text) :] if opening else text
 
 
 def _direction(sentence: str, item: Attributed | None = None) -> Direction | None:
