@@ -37,13 +37,31 @@ def _joined(body: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
+# The longest sentence of the shared and review calls is ~600 characters. A longer "sentence"
+# (a table flattened to one line, an adversarial run of numbers) is cut into pieces of at most
+# this many, at a space where there is one, so the figure and period look-ups stay linear in
+# the call's length and no single regex scan holds the interpreter for seconds.
+MAX_SENTENCE = 2_000
+
+
+def _pieces(body: str, a: int, b: int) -> Iterable[tuple[int, int]]:
+    """The span (a, b) of `body` in pieces of at most MAX_SENTENCE characters."""
+    while b - a > MAX_SENTENCE:
+        cut = body.rfind(" ", a + MAX_SENTENCE // 2, a + MAX_SENTENCE)
+        cut = cut if cut > a else a + MAX_SENTENCE
+        yield a, cut
+        a = cut
+    yield a, b
+
+
 def sentences(transcript: Transcript) -> list[Sentence]:
     """The transcript's sentences with the turn (section, speaker) each belongs to."""
     out: list[Sentence] = []
     for turn in transcript.turns:
         # a sentence wrapped over lines is one sentence (same length: offsets hold)
         body = transcript.text[turn.start : turn.end].replace("\n", " ")
-        for a, b in _joined(body, iter_sentences(body)):
+        spans = _joined(body, iter_sentences(body))
+        for a, b in (piece for x, y in spans for piece in _pieces(body, x, y)):
             text = body[a:b].strip()
             if text:
                 lead = len(body[a:b]) - len(body[a:b].lstrip())
@@ -103,11 +121,19 @@ _RATE_AFTER = re.compile(r"^\s*(?:[-\w]+\s+){0,2}?(?:per|a|each)\s+(?:day|week|m
 _PHONE = re.compile(r"^\d{5,}$")  # pass codes, phone numbers: no thousands separators
 
 
+# the most numbers in one sentence of the shared and review calls is 7 figures (with their
+# dates, ~15 digit runs); a sentence with many more is a table or a list, not prose
+MAX_NUMBERS = 60
+_DIGIT_RUN = re.compile(r"\d+")
+
+
 def figures_in(sentence: str) -> list[Figure]:
     """The figures of a sentence: numbers that measure something. Years, dates, ordinals,
     names with digits, counts of stores, people or days, and pass codes are left out."""
     from core.facts.periods import mentions  # periods read sentences' words only
 
+    if len(_DIGIT_RUN.findall(sentence)) > MAX_NUMBERS:
+        return []  # a flattened table or a run of numbers: no clause to attribute them by
     named = [(m.start, m.end) for m in mentions(sentence) if m.period is not None]
     out = []
     for f in extract_figures(sentence):

@@ -1621,3 +1621,23 @@ def test_ectsum_call_figures(ectsum: Path) -> None:
     assert facts.call.period == "Q3 2019"
     assert all(t.text[k.start : k.end] == k.text for k in facts.key_figures)
     assert all(k.period for k in facts.key_figures)
+
+
+def test_a_run_of_numbers_is_cut_into_pieces_and_gives_no_figures() -> None:
+    """A 1 MB "sentence" of numbers (an adversarial call, a table flattened to a line) is cut
+    into pieces of at most MAX_SENTENCE characters, so no regex scan runs over the whole of it
+    (one had held the interpreter ~7 s, freezing the API's event loop), and a piece with more
+    numbers than any sentence of a real call gives no figures; the prose after it still does."""
+    from core.facts.sentences import MAX_SENTENCE, figures_in, sentences
+
+    text = "1," * 20_000 + "\nRevenue was $5 million, up 10% from last year.\n"
+    sents = sentences(parse_transcript(text))
+    assert max(len(s.text) for s in sents) <= MAX_SENTENCE
+    assert "".join(s.text for s in sents).replace(" ", "") == text.replace("\n", "").replace(
+        " ", ""
+    )
+    assert not figures_in(sents[0].text)
+    assert [f.text for f in figures_in(sents[-1].text)] == ["$5 million", "10%"]
+    words = "Revenue grew 5% in the quarter and " * 100  # long, with spaces: cut at a space
+    cut = sentences(parse_transcript(words))
+    assert len(cut) > 1 and all(w in set(words.split()) for s in cut for w in s.text.split())
