@@ -254,6 +254,26 @@ _GAP_QUALIFIER = re.compile(
 )
 
 
+# "to be in the upper half of the allowed band of 9.25% to 11.25%", "at the high end of our range
+# of $2.40 to $2.54": where in a range the outlook is (core.facts.figures narrows a half). Not "at
+# the low end of our prior range": whether that lowers the outlook the words do not say
+IN_RANGE = re.compile(
+    r"\b(?P<b>(?:in|at|to|toward|towards|near)\s+the\s+(?P<pos>upper|lower|top|bottom|high|low)"
+    r"(?:[- ](?P<part>half|end)))\s+of\s+(?:(?:our|the|its|that|this|an?)\s+)?(?:(?:allowed|"
+    r"authorized|current|guided|guidance|targeted|target|stated|expected)\s+)*(?:range|band|"
+    r"guidance(?: range)?|target(?: range)?|"
+    r"expectations?)?\s*(?:of\s+)?(?=(?:approximately |about )?$)",
+    re.IGNORECASE,
+)
+_MOVE_THEN = re.compile(
+    r"^\s*(?:growth\s+)?to\s+(?:accelerate|rebound|recover|improve|grow|increase|expand|decline|decrease|"
+    r"moderate|slow|normalize)(?:\s+(?:sharply|strongly|further|meaningfully|significantly|"
+    r"modestly|gradually|again))?,?\s+(?:driving|reaching|delivering|to)\s+(?=(?:approximately |"
+    r"about |around )?$)",
+    re.IGNORECASE,
+)
+
+
 def _gap_ok(gap: str, forward: bool = False) -> bool:
     """Only connecting words (and period words) between a metric and its figure."""
 
@@ -268,6 +288,11 @@ def _gap_ok(gap: str, forward: bool = False) -> bool:
     # the level the figure states
     stripped = re.sub(r"\bby\s+(?:[a-z-]+\s+){1,4}(?=to\s+(?:approximately |about |nearly )?$)",
                       blank, stripped)  # fmt: skip
+    if forward:
+        # "we expect Merchant revenue growth to rebound sharply, driving mid to high teens growth
+        # for 2021": the metric's own move, then the figure it reaches
+        stripped = _MOVE_THEN.sub(blank, stripped)
+        stripped = IN_RANGE.sub(blank, stripped)
     for m in reversed(mentions(gap)):
         stripped = stripped[: m.start] + " " + stripped[m.end :]
     stripped = re.sub(r"\bon an? [\w-]+(?: [\w-]+)? basis\b", " ", stripped, flags=re.I)
@@ -793,6 +818,38 @@ _MARGIN_OF = {"ebitda": "ebitda_margin", "operating_income": "operating_margin",
               "gross_profit": "gross_margin"}  # fmt: skip
 
 
+# what drove a total, then its own growth: " by continued strength in e-commerce, up "
+_PART_THAT_DROVE = re.compile(
+    r"\s*by\s+(?:(?:continued|strong|solid|robust|double-digit|further|higher|the)\s+)*"
+    r"(?:(?:strength|growth|gains?|momentum|increases?|demand|sales)\s+(?:in|at|of|from)\s+)?"
+    r"(?:our\s+|the\s+)?(?P<seg>[\w&'’.-]+(?:\s+[\w&'’.-]+){0,2}?),\s+(?:up|down)\s+"
+    r"(?:approximately\s+|about\s+|nearly\s+|over\s+|more than\s+)?$",
+    re.IGNORECASE,
+)
+
+
+# "$2.7 billion this fiscal year, which is an increase of over 10%": the change of the level
+_WHICH_CHANGE = re.compile(
+    r"[^,;:()$%]{0,30}?,\s*which\s+(?:is|was|represents|represented|would be|will be)\s+"
+    r"(?:an?\s+)?(?:(?:year[- ](?:over|on)[- ]year|sequential)\s+)?(?:increase|decrease|decline|"
+    r"growth|improvement|reduction|rise)\s+of\s+(?:approximately |about |nearly |roughly |"
+    r"almost |more than |over |just over )?",
+    re.IGNORECASE,
+)
+
+
+def _is_part(seg: str, company_words: frozenset[str]) -> bool:
+    """Words that can name a part of the company (not a metric, period, pronoun or the company)."""
+    names = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
+    return not (
+        NOT_SEGMENT.match(seg)
+        or names <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
+        or mentions(seg)
+        or metric_matches(seg)
+        or not (seg[:1].isupper() or names & PART_WORDS or "&" in seg)
+    )
+
+
 def _segment_growth(
     sentence: str, fig: Figure, ca: int, last: Attributed | None, company_words: frozenset[str]
 ) -> str | None:
@@ -843,10 +900,17 @@ def _bind(
     ca, cb = clause
     end = fig.start + len(fig.text)
     unit = unit_of(fig, sentence)
-    if ca > 0 and (re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:])
-                   or re.search(r"\b(?:which|who|where)\s*$", sentence[:ca])):  # fmt: skip
+    which_change = last is not None and _WHICH_CHANGE.fullmatch(
+        sentence, last.fig.start + len(last.fig.text), fig.start) is not None  # fmt: skip
+    if (
+        ca > 0
+        and (re.match(r"^\s*(?:which|who|that|where)\b", sentence[ca:])
+             or re.search(r"\b(?:which|who|where)\s*$", sentence[:ca]))
+        and not which_change
+    ):  # fmt: skip
         return None  # ", which was able to deliver ...": its subject is in another clause
-    threshold = _THRESHOLD.search(sentence, ca, fig.start)
+        # (not "$2.7 billion this fiscal year, which is an increase of over 10%": its change)
+    threshold = None if which_change else _THRESHOLD.search(sentence, ca, fig.start)
     if threshold is not None and not (
         threshold.group(0).lower().startswith("of")
         and any(sentence[m.end : threshold.start()].strip() == "" for m in metrics)
@@ -885,6 +949,21 @@ def _bind(
         subject_seg = _segment_growth(sentence, fig, ca, last, company_words)
         if subject_seg is not None:
             metric_match = MetricMatch(METRIC_BY_NAME["revenue"], fig.start, fig.start)
+    # 1b'. "revenue was $539 million, up 9%, driven by continued strength in e-commerce, up
+    #      144%": the growth of the part that drove the sales just stated
+    if (
+        metric_match is None
+        and unit == "percent"
+        and last is not None
+        and last.metric.name == "revenue"
+        and last.segment is None
+        and re.search(r"\b(?:driven|led|helped|fueled|boosted)\s*$", sentence[:ca], re.I)
+    ):
+        drove = _PART_THAT_DROVE.match(sentence, ca, fig.start)
+        seg = drove.group("seg") if drove is not None else None
+        if seg is not None and _is_part(seg, company_words):
+            subject_seg = seg
+            metric_match = MetricMatch(last.metric, fig.start, fig.start)
     # 1c. "Cullen/Frost earned $109.8 million or $1.73 per share": what a company earned;
     #     "we repurchased 1.2 million shares for $95 million": what it spent on buybacks
     if metric_match is None and unit == "money" and _EARNED.search(sentence, ca, fig.start):
@@ -1140,6 +1219,7 @@ def _bind(
                 re.IGNORECASE,
             )
             or (re.fullmatch(r"\s*,?\s*(?:up|down)\s+from\s+", between, re.I))
+            or _WHICH_CHANGE.fullmatch(between)
             or (
                 re.fullmatch(r"\s*,\s*(?:approximately |about |roughly |nearly |almost )?", between)
                 and (after := _CHANGE_AFTER.match(right)) is not None
@@ -1348,7 +1428,9 @@ def _bind(
         r"\b(?:headwinds?|tailwinds?|impacts?|effects?|benefits?|contributions?|drag|savings|"
         r"synerg(?:y|ies)|"
         r"contributed|impacted|reduced|hurt|helped|added|dilution|accretion|accretive)\b",
-        sentence[max(ca, metric_match.start - 45) : metric_match.start],
+        # not across a comma: "As we begin to lap the impact of COVID-19, we expect Merchant
+        # revenue growth ..." is a reason, then the outlook
+        sentence[max(ca, metric_match.start - 45) : metric_match.start].rpartition(",")[2],
         re.I,
     ):
         return None

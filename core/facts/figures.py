@@ -13,6 +13,7 @@ from core.contract import Direction, GuidanceItem, KeyFigure, StatedFigure
 from core.facts.attribution import (
     ADJUSTED_WORDS,
     GAAP_WORDS,
+    IN_RANGE,
     REASON,
     Attributed,
     Context,
@@ -697,7 +698,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         if _MULTI_YEAR.search(s.text) and not per_year_through:
             recent = (recent + [s])[-8:]
         for a in found:
-            if a.role == "comparison" or (a.anchor is not None and a.role != "result"):
+            if a.role == "comparison":
                 continue  # a comparison, or a change bound to a level before it ("$9 billion,
                 # up 9%"); a level after its change ("grow 14% to 17% to $6.20 to $6.40") stays
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
@@ -755,6 +756,16 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 floor = bound.group("b").lower() in _FLOORS
                 up = (a.value >= 0) == floor
                 low, high = (a.value, None) if up else (None, a.value)
+            where = IN_RANGE.search(s.text, max(ca, a.fig.start - 90), a.fig.start)
+            if where is not None and a.high is not None and low is not None and high is not None:
+                # "in the upper half of the allowed band of 9.25% to 11.25%": 10.25% to 11.25%;
+                # "at the high end of our range of $2.40 to $2.54": the range, said with its end
+                at = where.start("b")
+                text = s.text[at : a.fig.start + len(a.fig.text)]
+                if (where.group("part") or "").lower() == "half":
+                    mid = round((low + high) / 2, 6)
+                    upper = where.group("pos").lower() in ("upper", "top", "high")
+                    low, high = (mid, high) if upper else (low, mid)
             item = GuidanceItem(
                 metric=a.metric.name, label=_label(a), text=text, low=low, high=high,
                 kind=a.fig.kind, unit=a.unit,  # type: ignore[arg-type]
