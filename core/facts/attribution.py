@@ -828,6 +828,12 @@ _PART_THAT_DROVE = re.compile(
 )
 
 
+_CONSENSUS = re.compile(
+    r"\b(?:mean|consensus|average|median)(?:\s+of)?(?:\s+(?:the|current|street|sell-side))*\s+"
+    r"(?:analysts?['’]?\s+)?(?:estimates?|expectations?)(?:\s+for\s+[\w\s']{3,30}?)?\s+(?:of|at)\s+"
+    r"(?:approximately |about |roughly )?$",
+    re.IGNORECASE,
+)
 # "$2.7 billion this fiscal year, which is an increase of over 10%": the change of the level
 _WHICH_CHANGE = re.compile(
     r"[^,;:()$%]{0,30}?,\s*which\s+(?:is|was|represents|represented|would be|will be)\s+"
@@ -942,6 +948,18 @@ def _bind(
             metric_match = MetricMatch(METRIC_BY_NAME["eps"], fig.start, fig.start)
         else:
             return None
+    # 1a. "we believe that the mean of analyst estimates of $6.81 is reasonable" for the year's
+    #     earnings, "comfortable with the consensus estimate of $6.81": per-share earnings guided
+    #     by the analysts' figure
+    if (
+        metric_match is None
+        and forward
+        and unit == "money"
+        and abs(fig.value) < 100
+        and _CONSENSUS.search(sentence, ca, fig.start)
+        and re.search(r"\b(?:earnings|eps)\b", sentence[ca:cb], re.I)
+    ):
+        metric_match = MetricMatch(METRIC_BY_NAME["eps"], fig.start, fig.start)
     # 1b. an outlook by segment: "we expect Neurosciences to grow 9% to 10%, Neuroscience
     #     4% to 5%": a part's growth is its sales growth
     subject_seg: str | None = None

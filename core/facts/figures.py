@@ -552,7 +552,16 @@ def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity)
             return found.pop()
         if len(found) > 1 and text is own:
             return None  # the sentence itself names two future periods: which is not said
+    c = call.period
+    if _GOING_FORWARD.match(own) and c is not None and c.year is not None and (
+        c.kind == "FY" or (c.kind, c.n) == ("Q", 4)
+    ):  # "Going forward, we expect that effective tax rate to be in the 24% to 26% range." on
+        # a fourth-quarter call: the year ahead, the first the call's outlook speaks of
+        return Period("FY", 0, c.year + 1)
     return None
+
+
+_GOING_FORWARD = re.compile(r"\s*(?:So,?\s+|And\s+)?(?:going forward|looking ahead),", re.I)
 
 
 def _basis_stated_elsewhere(

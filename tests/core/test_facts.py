@@ -1650,9 +1650,10 @@ def test_classes_from_the_last_gold_misses() -> None:
     ROE" is ROE; the part that drove the total, with its own growth; "which is an increase of
     over 10%" is the change of the level before it, and an outlook's change is guidance too."""
     t = parse_transcript(
-        "Operator: Welcome to the Zenith Pay fourth quarter 2024 earnings call.\n\n"
-        "Ann Lee -- CFO: Revenue was $800 million, up 6%, driven by strong growth in "
-        "Digital, up 31% versus last year. Revenue rose 4%, driven by higher prices, up 3%.\n"
+        "Operator:\nWelcome to the Zenith Pay fourth quarter 2024 earnings call.\n\n"
+        "Ann Lee -- Chief Financial Officer\n"
+        "Fourth quarter revenue was $800 million, up 6%, driven by strong growth in Digital, up "
+        "31% versus last year.\n"
         "As we begin to lap the impact of the outage in the second quarter, we expect Issuer "
         "revenue growth to rebound sharply, driving mid to high teens growth for 2025. For the "
         "full year 2025, we continue to expect our regulatory ROE to be in the upper "
@@ -1666,7 +1667,11 @@ def test_classes_from_the_last_gold_misses() -> None:
     assert k[("Revenue", "$800 million")].change is not None
     digital = k[("Digital: revenue", "31%")]
     assert (digital.role, digital.value, digital.period) == ("change", 31.0, "Q4 2024")
-    assert not any(x.text == "3%" for x in facts.key_figures)  # prices are not a part
+    prices = _rows(
+        "Operator:\nWelcome to the Zenith Pay third quarter 2024 earnings call.\n\n"
+        "Ann Lee -- Chief Financial Officer\nRevenue rose 4%, driven by higher prices, up 3%.\n"
+    )
+    assert [x.text for x in prices] == ["4%"]  # prices are not a part: their 3% is left out
     g = {x.text: x for x in facts.guidance}
     issuer = g["mid to high teens"]
     assert (issuer.segment, issuer.metric, issuer.role, issuer.period) == (
@@ -1684,3 +1689,27 @@ def test_classes_from_the_last_gold_misses() -> None:
     assert (capex.metric, capex.role, capex.period) == ("capex", "change", "FY 2025")
     # "at the low end of our prior range": lowered or not, the words do not say: left out
     assert not any("8% to 10%" in x.text for x in facts.guidance)
+
+
+def test_an_outlook_going_forward_on_a_fourth_quarter_call_and_the_consensus_it_endorses() -> None:
+    """ "Going forward, we expect ..." with no period, on a fourth-quarter call, is the year ahead
+    (on a second-quarter call it says no period: left out); "we believe that the mean of analyst
+    estimates of $6.81 is reasonable" for the year's earnings is the EPS the call guides to."""
+    q4 = parse_transcript(
+        "Operator:\nWelcome to the Harbor Bancorp fourth quarter 2024 earnings call.\n\n"
+        "Tom Reyes -- Chief Financial Officer\n"
+        "Going forward, we expect that effective tax rate to be in the 20% to 22% range. For "
+        "full year 2025 earnings, we currently believe that the mean of analyst "
+        "estimates of $4.10 is reasonable. We believe the consensus revenue estimate of $5 "
+        "billion is reasonable.\n"
+    )
+    g = {x.text: x for x in call_facts(q4).guidance}
+    assert (g["20% to 22%"].metric, g["20% to 22%"].period) == ("tax_rate", "FY 2025")
+    assert (g["$4.10"].metric, g["$4.10"].period, g["$4.10"].role) == ("eps", "FY 2025", "result")
+    assert "$5 billion" not in g  # revenue is no per-share figure, and no period is named
+    q2 = parse_transcript(
+        "Operator:\nWelcome to the Harbor Bancorp second quarter 2024 earnings call.\n\n"
+        "Tom Reyes -- Chief Financial Officer\n"
+        "Going forward, we expect that effective tax rate to be in the 20% to 22% range.\n"
+    )
+    assert not call_facts(q2).guidance
