@@ -74,6 +74,8 @@ _COMPARE_BEFORE = re.compile(
 # after its figure
 _COMPARE_FIGURE_BEFORE = re.compile(
     r"\b(?:from|compared (?:to|with)|versus|vs\.?|against)\s+(?:approximately |about |roughly )?"
+    # "compared with an operating loss of $31.8 million in the second quarter of fiscal 2025"
+    r"(?:(?:an?|the)\s+(?:[\w-]+\s+){1,3}?(?:of|at)\s+)?"
     r"[$€£]?\d[\d.,]*(?:\s*(?:million|billion|thousand|trillion|%|percent|per share|cents))?\s+"
     r"(?:in|for|during|at)\s+(?:the\s+)?$",
     re.IGNORECASE,
@@ -84,7 +86,7 @@ def _compared_before(sentence: str, at: int) -> bool:
     """The period words at `at` name what a figure is compared with."""
     return bool(
         _COMPARE_BEFORE.search(sentence[max(0, at - 30) : at])
-        or _COMPARE_FIGURE_BEFORE.search(sentence[max(0, at - 60) : at])
+        or _COMPARE_FIGURE_BEFORE.search(sentence[max(0, at - 90) : at])
     )
 
 
@@ -161,6 +163,9 @@ class Context:
     # "I will touch on our fourth quarter results": a heading that opens the quarter's section;
     # on a fourth-quarter call its figures are the quarter's until another period is stated
     section: Period | None = None
+    # the one part the figures of a recent sentence named (see `_recent_part`)
+    part: str | None = None
+    part_age: int = 99
     # the one company-wide result the sentence before stated ("Total production was 3 Bcfe per
     # day."), whose parts "This included ..." may list
     total: Attributed | None = None
@@ -230,9 +235,18 @@ _POSSESSOR = re.compile(r"\b(?:the|this|that) (?P<who>[A-Z][\w&.-]*(?: [A-Z][\w&
 def _recent_part(context: Context) -> str | None:
     """The part a sentence of the last three named ("It ...", "Its ...", "This segment ..."
     refer to it), or None when no part was named."""
-    if context.segment in (None, UNNAMED_SEGMENT) or context.segment_age > 3:
-        return None
-    return context.segment
+    heading = (
+        context.segment
+        if context.segment not in (None, UNNAMED_SEGMENT) and context.segment_age <= 3
+        else None
+    )
+    if (
+        context.part is not None
+        and context.part_age <= 3
+        and (heading is None or context.part_age < context.segment_age)
+    ):
+        return context.part  # named by a sentence's figures after the heading
+    return heading
 
 
 def _company_possessor(sentence: str, company_words: frozenset[str], end: int) -> bool:
@@ -562,6 +576,17 @@ def attribute(
         and all(a.segment is None and a.metric == results[0].metric for a in results)
         else None
     )
+    # "Mission Systems sales grew 13% to $2.71 billion. The segment's operating margin was
+    # 12.8%": the one part a sentence's figures name is the part under discussion after it
+    # (only for the words that refer back to a part: an unqualified figure after it stays the
+    # company's)
+    named = {a.segment for a in out if a.segment not in (None, UNNAMED_SEGMENT)}
+    context.part_age += 1
+    if len(named) == 1 and opener_seg is None:
+        seg = named.pop()
+        assert seg is not None
+        if _BOTH not in seg and seg.lower() in sentence.lower():
+            context.part, context.part_age = seg, 0
     return out
 
 
@@ -828,6 +853,24 @@ _PART_THAT_DROVE = re.compile(
 )
 
 
+_EXCLUDING = re.compile(r"\b(?:excluding|ex-(?!dividend))(?!\s+(?:[\w-]+\s+){0,2}items\b)", re.I)
+_WITH_MORE_THAN = re.compile(
+    r"\b(?:customers|clients|accounts|users|members)\s+(?:with|having|that have|generating|"
+    r"contributing)\s+(?:more than|over|at least|greater than|above|in excess of)\s+\$?[\d,.]+"
+    r"\s*(?:[kmb]\b|thousand|million|billion)?\s+(?:in|of)\s+(?:annual(?:ized)? )?$",
+    re.IGNORECASE,
+)
+_SAME_SUBJECT_AHEAD = re.compile(
+    r"\s*(?:and\s+)?we\s+(?:now\s+)?(?:expect|anticipate|see|plan for|project)\s+(?:approximately "
+    r"|about |roughly |around |nearly )?",
+    re.IGNORECASE,
+)
+_PERIOD_ONLY_AFTER = re.compile(
+    r"\s*(?:for|in)\s+(?:the\s+)?(?:full[- ]year(?:\s+(?:fiscal\s+)?(?:19|20)\d{2})?|"
+    r"(?:fiscal\s+)?(?:year|(?:19|20)\d{2})|"
+    r"(?:first|second|third|fourth)\s+quarter|next\s+(?:year|quarter))\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
 _CONSENSUS = re.compile(
     r"\b(?:mean|consensus|average|median)(?:\s+of)?(?:\s+(?:the|current|street|sell-side))*\s+"
     r"(?:analysts?['’]?\s+)?(?:estimates?|expectations?)(?:\s+for\s+[\w\s']{3,30}?)?\s+(?:of|at)\s+"
@@ -917,6 +960,13 @@ def _bind(
         return None  # ", which was able to deliver ...": its subject is in another clause
         # (not "$2.7 billion this fiscal year, which is an increase of over 10%": its change)
     threshold = None if which_change else _THRESHOLD.search(sentence, ca, fig.start)
+    if threshold is not None and re.search(
+        r"\b(?:exit|end|finish|close)\s+(?:the\s+|this\s+)?(?:fiscal\s+)?(?:year|quarter|"
+        r"(?:19|20)\d{2})\s+$",
+        sentence[: threshold.start()],
+        re.I,
+    ):
+        threshold = None  # "to exit the year with ARR above $1.70 billion": a floor, not a class
     if threshold is not None and not (
         threshold.group(0).lower().startswith("of")
         and any(sentence[m.end : threshold.start()].strip() == "" for m in metrics)
@@ -1248,6 +1298,20 @@ def _bind(
         ):
             anchor = last
             metric_match = MetricMatch(last.metric, last.fig.start, last.fig.start)
+    # "Capital expenditures were $262 million in the quarter, and we expect about $1.2 billion
+    #  for the full year": the clause's subject is the one just stated, for another period
+    if (
+        metric_match is None
+        and forward
+        and last is not None
+        and last.role == "result"
+        and last.unit == unit
+        and _SAME_SUBJECT_AHEAD.fullmatch(sentence, ca, fig.start)
+        and _PERIOD_ONLY_AFTER.match(right)
+    ):
+        anchor_free = last
+        subject_seg = subject_seg or anchor_free.segment
+        metric_match = MetricMatch(anchor_free.metric, fig.start, fig.start)
     if metric_match is None:
         return None
     metric = metric_match.metric
@@ -1683,6 +1747,14 @@ def _bind(
         basis = prev.basis  # "adjusted income of $61.3 million or $0.90 per share"
     if margin_of is not None and basis is None:  # "adjusted EBITDA was $882 million, a margin of"
         basis = _basis(sentence[max(ca, margin_of.start - 30) : margin_of.end], metric, role, call)
+    # "excluding fuel, sales grew 5.0%", "Excluding fuel and a LIFO charge, gross margin
+    # improved 12 basis points": a narrower measure than the one named; unless its words make
+    # it adjusted, organic or constant-currency, which measure it is the call does not say
+    if basis in (None, "gaap") and _EXCLUDING.search(sentence, ca, max(ca, fig.start)):
+        return None
+    # "Customers with more than $100,000 in ARR grew 31%": the customers grew, not ARR
+    if _WITH_MORE_THAN.search(sentence, ca, max(ca, metric_match.start)):
+        return None
     # period
     period = _figure_period(sentence, fig, metric_match, role, period_words, (ca, cb), figs, i,
                             call, forward, anchor, context.period)  # fmt: skip

@@ -307,6 +307,12 @@ def _opening_period(sents: Sequence[Sentence]) -> Period | None:
             Period("FY", 0, next(iter(quarters)).year)
         }:
             return quarters.pop()
+        # "the Fourth Quarter and Full Year 2025 Earnings Conference Call": the year is said once,
+        # after the full year; the quarter is that year's
+        yearless = {p for p in named if p.kind == "Q" and p.year is None}
+        years = {p.year for p in named if p.kind == "FY" and p.year is not None}
+        if not quarters and len(yearless) == 1 and len(years) == 1:
+            return Period("Q", next(iter(yearless)).n, years.pop())
     return None
 
 

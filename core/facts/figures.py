@@ -60,7 +60,7 @@ _MULTI_YEAR = re.compile(
 # what makes a rate per year not one year's: a span of years or a compound rate
 _MULTI_YEAR_SPAN = re.compile(
     r"\bover the (?:next|coming|following) (?:\w+ )?years\b|\bcompound annual\b|\bcagr\b|"
-    r"\blong[- ]term\b|\blong[- ]range\b",
+    r"\blong(?:er)?[- ]term\b|\blong[- ]range\b",
     re.IGNORECASE,
 )
 # a clause of its own with its own subject: "..., and we are extending our long-term target"
@@ -72,7 +72,8 @@ _THROUGH_YEAR = re.compile(
 # a rate reached at a period's end, not the period's own
 _EXIT = re.compile(
     r"\b(?:by|at|before) (?:the )?end of (?:the )?(?:fiscal )?(?:year|(?:19|20)\d{2}|['’]\d{2}|"
-    r"fy ?\d{2,4})\b|\bexit(?:ing)?\b|\bby year[- ]end\b|\brun[- ]rate\b",
+    r"fy ?\d{2,4})\b|\bexit(?:ing)?\b|\bby year[- ]end\b|\brun[- ]rate\b|"
+    r"\b(?:end|finish|close) (?:the |this )?(?:fiscal )?year (?:with|at)\b",
     re.IGNORECASE,
 )
 # a run rate at a stated year's end: "year-end 2022 run rate adjusted EBITDA", "By year-end 2022,
@@ -93,15 +94,17 @@ _INTERIM = re.compile(
 # balances at a date: "by year-end" is the year's end
 _BALANCES = frozenset(
     ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
-     "nonperforming_assets", "customers"]
+     "nonperforming_assets", "customers", "arr"]
 )  # fmt: skip
 # a floor or a cap on an outlook: "at least $2.4 billion", "up to $4 billion"
 _BOUND = re.compile(
-    r"\b(?P<b>at least|more than|over|in excess of|greater than|north of|up to|as much as|no more "
-    r"than|less than|under)\s+(?:approximately |about |roughly )?$",
+    r"\b(?P<b>at least|more than|over|above|in excess of|greater than|north of|up to|as much as|"
+    r"no more than|less than|under|below)\s+(?:approximately |about |roughly )?$",
     re.IGNORECASE,
 )
-_FLOORS = frozenset(["at least", "more than", "over", "in excess of", "greater than", "north of"])
+_FLOORS = frozenset(
+    ["at least", "more than", "over", "above", "in excess of", "greater than", "north of"]
+)
 # a long-term model's figure ("your evergreen model is 8% EPS growth"), in its clause
 _MODEL = re.compile(
     r"\bevergreen\b|\b(?:financial|growth|earnings|long[- ]term) (?:algorithm|model|framework)\b",
@@ -545,7 +548,10 @@ def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity)
     """A forward-looking sentence's period when its figure names none: the one future period
     the sentence names, else the one the sentences just before set up ("For 2021, ...")."""
     own = _without_reason(s.text)
-    for text in (own, *[_without_reason(r.text) for r in reversed(recent)]):
+    # "That implies fourth-quarter sales of roughly $7.9 billion": what the year's outlook
+    # implies for a quarter does not open that quarter's outlook
+    before = [_without_reason(r.text) for r in reversed(recent) if not _IMPLIES.match(r.text)]
+    for text in (own, *before):
         found = {resolve(m, call.period, forward=True) for m in mentions(text) if not m.is_base}
         found = {p for p in found if p is not None and _is_future(p, call.period)}
         if len(found) == 1:
@@ -553,14 +559,21 @@ def _outlook_period(s: Sentence, recent: Sequence[Sentence], call: CallIdentity)
         if len(found) > 1 and text is own:
             return None  # the sentence itself names two future periods: which is not said
     c = call.period
-    if _GOING_FORWARD.match(own) and c is not None and c.year is not None and (
-        c.kind == "FY" or (c.kind, c.n) == ("Q", 4)
+    if (
+        _GOING_FORWARD.match(own)
+        and c is not None
+        and c.year is not None
+        and (c.kind == "FY" or (c.kind, c.n) == ("Q", 4))
     ):  # "Going forward, we expect that effective tax rate to be in the 24% to 26% range." on
         # a fourth-quarter call: the year ahead, the first the call's outlook speaks of
         return Period("FY", 0, c.year + 1)
     return None
 
 
+_IMPLIES = re.compile(
+    r"\s*(?:That|This|Which|It|These|Those)\s+(?:would\s+)?(?:implies|imply|means|translates)\b",
+    re.I,
+)
 _GOING_FORWARD = re.compile(r"\s*(?:So,?\s+|And\s+)?(?:going forward|looking ahead),", re.I)
 
 
@@ -703,6 +716,14 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             through_period is not None
             and _is_future(through_period, call.period)
             and not _MULTI_YEAR_SPAN.search(s.text)
+            # "8% to 11% a year through fiscal 2028" on a fiscal 2026 call: a rate for two
+            # years, not the last one's
+            and (
+                call.period is None
+                or call.period.year is None
+                or through_period.year is None
+                or through_period.year <= call.period.year + 1
+            )
         )  # "to grow our dividends at roughly 10% per year through at least 2022": each year's
         if _MULTI_YEAR.search(s.text) and not per_year_through:
             recent = (recent + [s])[-8:]

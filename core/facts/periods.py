@@ -104,7 +104,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "fy_cur",
             r"\b(?:(?:the|this|for the|full|current)[- ](?:fiscal[- ])?year|full[- ]year|"
-            r"fiscal[- ]year|annual(?:ly)?)\b(?![- ](?:ago|over|on|to[- ]date|earlier)\b)",
+            r"fiscal[- ]year|annual(?:ly)?)\b(?![- ](?:ago|over|on|to[- ]date|earlier)\b)"
+            # "annual recurring revenue", "annual run rate", "annual contract value": a measure
+            r"(?!\s+(?:recurring|run[- ]rate|contract|subscription))",
         ),
         ("next_y", r"\b(?:next|coming|following) (?:fiscal )?year\b"),
         ("next_q", r"\b(?:next|coming|following) quarter\b"),

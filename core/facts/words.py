@@ -42,7 +42,7 @@ FORWARD_CONNECT = CONNECT | words(
     reaffirmed reiterating reiterate maintaining maintain updated updating narrowing
     narrowed initial initiating providing provide expectations being look looking estimated
     forecasted targeted guided planned currently it this go expand improve contract
-    compress widen narrow expansion contraction
+    compress widen narrow expansion contraction above
     """
 )
 
@@ -60,7 +60,7 @@ GENERIC = words(
     cumulative average sequential year-over-year double-digit double digit strong, overall,
     same as in guidance outlook period-end quarter-end year-end month-end ending hfi hfs
     held-for-investment held-for-sale gross dollar-based pretax pre-tax after-tax aftertax
-    regulatory earned
+    regulatory earned fifo lifo
     """
 )
 

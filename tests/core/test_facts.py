@@ -1713,3 +1713,53 @@ def test_an_outlook_going_forward_on_a_fourth_quarter_call_and_the_consensus_it_
         "Going forward, we expect that effective tax rate to be in the 20% to 22% range.\n"
     )
     assert not call_facts(q2).guidance
+
+
+def test_classes_from_the_ninth_cold_review() -> None:
+    """Each wrong or missed row of the ninth cold review (calls 35-38) as a class, with invented
+    words: a "Fourth Quarter and Full Year" welcome names the quarter's year once; the part a
+    sentence's figures name is the one "The segment's" refers to next; what an outlook "implies"
+    for a quarter opens no section; "FIFO" is no part; a measure "excluding fuel" is not the
+    one named; customers with more than $100,000 of ARR are not ARR; a yearly rate through a
+    year two years out has no single year; "annual recurring revenue" names no period; a year-end
+    floor of a balance; a comparison restating its metric; an outlook for another period of the
+    metric just stated."""
+    t = parse_transcript(
+        "Operator:\nWelcome to the Pinecrest Haulers Fourth Quarter and Full Year 2025 Earnings "
+        "Call.\n\n"
+        "Rita Vance -- Chief Financial Officer\n"
+        "Fourth quarter revenue was $1.9 billion, up 6% from $1.79 billion in the fourth quarter "
+        "of 2024. Adjusted FIFO operating profit was $236 million in the quarter. Excluding "
+        "fuel, fourth quarter sales grew 5.0%. Excluding fuel and a LIFO charge, fourth quarter "
+        "gross margin improved 12 basis points. Customers with more than $100,000 in ARR grew "
+        "31% in the quarter. Annual recurring revenue reached $420 million at the end of the "
+        "quarter, up 19%. On a GAAP basis, fourth quarter operating loss was $22.5 million, "
+        "compared with an operating loss of $31.8 million in the fourth quarter of 2024.\n\n"
+        "Collection sales grew 13% to $1.1 billion in the fourth quarter, driven by new municipal "
+        "contracts. The segment's operating margin was 14.8%, an increase of 110 basis points.\n\n"
+        "We are raising our 2026 revenue outlook to $7.9 billion to $8.1 billion. That implies "
+        "first-quarter revenue of roughly $1.9 billion. We now expect adjusted EPS of $6.10 to "
+        "$6.30. Capital expenditures were $262 million in the quarter, and we expect about $1.1 "
+        "billion for the full year 2026. We expect to exit 2026 with ARR above $500 million. "
+        "Longer term, we continue to target adjusted EPS growth of 8% to 11% a year through "
+        "2028.\n"
+    )
+    facts = call_facts(t)
+    assert facts.call.period == "Q4 2025"
+    k = {x.text: x for x in facts.key_figures}
+    assert k["$1.9 billion"].period == "Q4 2025"
+    margin = k["14.8%"]
+    assert (margin.segment, margin.metric) == ("Collection", "operating_margin")
+    assert (k["$236 million"].segment, k["$236 million"].basis) == (None, "adjusted")
+    assert "5.0%" not in k and "12 basis points" not in k and "31%" not in k
+    arr = k["$420 million"]
+    assert (arr.metric, arr.period) == ("arr", "Q4 2025")
+    loss = k["$22.5 million"]
+    assert (loss.value, loss.period, loss.basis) == (-22.5e6, "Q4 2025", "gaap")
+    g = {x.text: x for x in facts.guidance}
+    assert (g["$6.10 to $6.30"].period, g["$6.10 to $6.30"].basis) == ("FY 2026", "adjusted")
+    capex = g["$1.1 billion"]
+    assert (capex.metric, capex.period) == ("capex", "FY 2026")
+    floor = g["above $500 million"]
+    assert (floor.metric, floor.low, floor.high, floor.period) == ("arr", 500e6, None, "FY 2026")
+    assert not any("8% to 11%" in x.text for x in facts.guidance)
