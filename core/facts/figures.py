@@ -775,6 +775,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             high: float | None = a.high if a.high is not None else a.value
             if high is not None and low is not None and high < low:
                 low, high = high, low
+            low, high = (x + 0.0 if x is not None else None for x in (low, high))  # no -0.0
             text, at = a.fig.text, a.fig.start
             bound = _BOUND.search(s.text, max(0, a.fig.start - 30), a.fig.start)
             if bound is not None and a.high is None and not a.qualitative:

@@ -182,6 +182,14 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
             highs[a.start] = round(a.value + b.value, 9)
             i += 2
             continue
+        to_flat = re.match(r"\s+to\s+flat\b", sentence[a.start + len(a.text) :], re.I)
+        if forward and a.kind == "percent" and to_flat is not None and not joined:
+            # "volumes to be down 0.5% to flat": a range whose other end is no change
+            out.append(Figure(sentence[a.start : a.start + len(a.text) + to_flat.end()],
+                              a.value, a.kind, a.tolerance, a.start))  # fmt: skip
+            highs[a.start] = 0.0
+            i += 1
+            continue
         if joined and b is not None:
             if " and " in sentence[a.start + len(a.text) : b.start] and not re.search(
                 r"\bbetween\s*$", sentence[: a.start], re.I

@@ -1763,3 +1763,28 @@ def test_classes_from_the_ninth_cold_review() -> None:
     floor = g["above $500 million"]
     assert (floor.metric, floor.low, floor.high, floor.period) == ("arr", 500e6, None, "FY 2026")
     assert not any("8% to 11%" in x.text for x in facts.guidance)
+
+
+def test_volumes_and_shipments_and_a_range_down_to_flat() -> None:
+    """A manufacturer's or hauler's volumes and shipments are the gold's `production`; "down
+    0.5% to flat" is a range whose other end is no change; a part's volumes stay the part's
+    (an unknown lowercase word before them is not guessed)."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nWelcome to the Cedar Ridge Fourth Quarter 2025 Earnings Call.\n\n"
+            "Priya Sandoval -- Chief Financial Officer\n"
+            "Fourth quarter volumes declined 0.8%. Special waste volumes grew 6% in the quarter. "
+            "We expect volumes to be down 0.5% to flat in 2026.\n"
+        )
+    )
+    k = {x.text: x for x in facts.key_figures}
+    assert (k["0.8%"].metric, k["0.8%"].value, k["0.8%"].role) == ("production", -0.8, "change")
+    assert "6%" not in k  # "Special waste" is no part the words name: left out
+    (g,) = facts.guidance
+    assert (g.text, g.low, g.high, g.period, g.metric) == (
+        "0.5% to flat",
+        -0.5,
+        0.0,
+        "FY 2026",
+        "production",
+    )
