@@ -90,6 +90,18 @@ def _compared_before(sentence: str, at: int) -> bool:
     )
 
 
+# a named subject of "was": "Europe was $214 million of revenue" (not "This was", "It was")
+_NAMED_SUBJECT = re.compile(
+    r"\s*(?:And\s+|So\s+)?(?!(?:This|That|It|These|Those|There|Total|Overall|We)\b)"
+    r"(?P<who>[A-Z][\w&'’.-]*(?:\s+(?:&\s+)?[A-Z&][\w&'’.-]*){0,3})\s+(?:was|were|came in at|"
+    r"totaled|contributed|generated|delivered|added)\s+(?:approximately |about |nearly |roughly |"
+    r"a record |over |more than )?$"
+)
+_CAUSE_WORDS = re.compile(
+    r"\b(?:because|since|due to|as a result of|driven by|reflecting|related to|tied to|"
+    r"owing to|which included|including)\b",
+    re.IGNORECASE,
+)
 # "Given the investments we make in the fourth quarter, we now expect ...": a reason opening the
 # sentence, whose period is not the outlook's
 # a reason clause before the outlook: its period is the reason's ("As we begin to lap the impact
@@ -431,6 +443,12 @@ def attribute(
         words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
         if not words <= company_words and not mentions(seg) and not metric_matches(seg):
             opener_seg = seg  # not "Orders grew 4%": a metric is not a part of the company
+    reason = REASON.match(sentence)
+    if opener_seg is not None and reason is not None and opener.start("seg") < reason.end():
+        # "Given the strength of the Direct-to-Consumer business, we are raising our adjusted
+        # EBITDA guidance": the part is the reason, the outlook is the company's
+        opener_seg = None
+    named_at = opener.start("seg") if opener_seg is not None and opener is not None else -1
     if COMPANY_CUE.search(sentence):
         context.segment = None
     turn = TRANSITION.match(sentence)
@@ -455,6 +473,7 @@ def attribute(
     ):
         context.segment, context.segment_age = UNNAMED_SEGMENT, 0
     context.segment_age += 1
+    context.part_age += 1  # (the same clock: the nearer of a heading and a part wins)
     if context.segment_age > 30:
         context.segment = None  # three sentences without naming it: no longer under discussion
     if opener_seg is not None:
@@ -505,8 +524,13 @@ def attribute(
             or bool(FORWARD.search(sentence[: fig.start]))
             or (bool(FORWARD.search(sentence[ca:cb])) and not PAST.search(sentence[ca:cb]))
         )
+        # "a net loss of $109 million ..., because we recorded a charge of $142 million in our
+        # Industrial segment": a part named after the figure, in a cause, is the cause's
+        own_seg = opener_seg
+        if named_at > fig.start and _CAUSE_WORDS.search(sentence, end, named_at):
+            own_seg = None
         got = _bind(sentence, fig, i, figs, metrics, period_words, (ca, cb), last, prev, call,
-                    company_words, opener_seg, context, fw, geo, paired)  # fmt: skip
+                    company_words, own_seg, context, fw, geo, paired)  # fmt: skip
         if got is not None and fw:
             got = replace(got, forward=True)
         before_range = (
@@ -581,7 +605,6 @@ def attribute(
     # (only for the words that refer back to a part: an unqualified figure after it stays the
     # company's)
     named = {a.segment for a in out if a.segment not in (None, UNNAMED_SEGMENT)}
-    context.part_age += 1
     if len(named) == 1 and opener_seg is None:
         seg = named.pop()
         assert seg is not None
@@ -1150,6 +1173,10 @@ def _bind(
             ):  # fmt: skip
                 metric_match = nxt
                 growth_after = moved is not None  # "250 basis points of margin expansion"
+                subject = _NAMED_SUBJECT.match(sentence[ca : fig.start])
+                who = {w.lower() for w in subject.group("who").split()} if subject else set()
+                if subject is not None and not who <= company_words | {"we", "it"}:
+                    return None  # "Europe was $214 million of revenue": a part's, or whose?
     # 3c. "a 30% tax rate", "a 5.4% non-GAAP operating income rate", "45% adjusted EBITDA
     #     margins": a rate named right after its level
     if metric_match is None and unit == "percent":

@@ -144,7 +144,11 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
             rf"\s+{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |remains? |"
             r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b|"
             rf"\b{_GUIDANCE_OBJECT}s?\b[^.]{{0,40}}\b(?:remains?|is|are|stays?) (?:unchanged|"
-            r"intact)\b",
+            r"intact)\b|"
+            # "an adjusted effective tax rate of 24% to 26%, unchanged from our prior outlook";
+            # "free cash flow of $90 million to $110 million for fiscal 2026, which is unchanged"
+            r"\bunchanged from (?:our |the )?(?:prior|previous|earlier|last|original)\b|"
+            r",\s*which (?:is|remains) unchanged\b",
         ),
         (
             "introduced",
@@ -494,7 +498,7 @@ _FROM_OLD = re.compile(
     r"raised|an? (?:improvement|increase|reduction|decrease))?\s*from(?: the| our)?|"
     r"(?:[\w' ]{0,40}?,\s*)?(?:versus|vs\.?|compared (?:to|with))\s+(?:our |the )?"
     r"(?:prior|previous|earlier|original|initial) (?:guidance|outlook|range|expectations?|"
-    r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about )?"
+    r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about |at least |more than |over )?"
     r"(?P<dir>(?:an? )?(?:decline|decrease|increase|growth) of\s+|down\s+)?",
     re.IGNORECASE,
 )

@@ -14,6 +14,8 @@ GEO = re.compile(
     r"\b(?:(?:in|across|from|outside(?: of)?) (?:the )?(?:U\.?S\.?|United States|Europe|EMEA|"
     r"China|Asia(?: Pacific)?|APAC|Latin America|LatAm|Canada|Japan|North America|the Americas|"
     r"emerging markets|international markets)|internationally|domestically)\b"
+    # "down 7% in US dollars": a currency, not a region
+    r"(?!\.?\s*(?:dollars?|dollar terms|currency)\b)"
 )
 
 
@@ -184,9 +186,9 @@ TRANSITION = re.compile(
     r"let's turn|let me move|I'll turn|I will turn|I'll move|going)\s+(?:now\s+)?(?:on\s+)?(?:to|"
     r"at)|(?:let me |I'll |let's )?(?:start|begin)(?:ning)? with|starting with)\s+"
     r"(?:the\s+|our\s+)?(?P<seg>[\w&'’ .-]{2,40}?)(?:\s+(?:segment|business|division|"
-    r"group|unit))?\s*[.:]?$",
+    r"group|unit))?\s*(?:[.:]?$|,\s+(?:which|our)\s+(?:is|are|was)\b[^\d]*$)",
     re.IGNORECASE,
-)
+)  # "Let me start with Professional Solutions, which is our IT staffing business."
 TOPIC = re.compile(
     r"\b(?:balance sheet|cash|capital|guidance|outlook|expenses?|liquidity|income statement|"
     r"results|financials?|consolidated|total|company|q&a|questions?|slide|page|summary|"

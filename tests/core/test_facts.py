@@ -1788,3 +1788,43 @@ def test_volumes_and_shipments_and_a_range_down_to_flat() -> None:
         "FY 2026",
         "production",
     )
+
+
+def test_classes_from_the_tenth_cold_review() -> None:
+    """The tenth cold review's wrong rows (calls 39-42) as classes, with invented words: a part
+    named in a reason ("Given the strength of ...") or a cause ("because ... in our Industrial
+    segment") is not the figure's; "Let me start with X, which is our ... business." opens X;
+    "in US dollars" is a currency, not a region; "Europe was $214 million of revenue" is a
+    part's (left out); directions said against the prior outlook ("up from at least",
+    "unchanged from our prior outlook", ", which is unchanged")."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nWelcome to the Harlow Staffing fiscal 2026 second-quarter earnings "
+            "call.\n\n"
+            "Mia Chen -- Chief Financial Officer\n"
+            "Total revenue was $1.4 billion, down 6% in U.S. dollars. On a GAAP basis, we "
+            "reported a net loss of $95 million, or a loss of $1.90 per share, because we "
+            "recorded a goodwill impairment charge of $120 million in our Industrial segment. "
+            "Industrial revenue was $600 million, down 8%.\n\n"
+            "Let me start with Professional Solutions, which is our IT staffing business. The "
+            "segment's revenue was $800 million, down 3%. Europe was $210 million of revenue, "
+            "down 7% in US dollars.\n\n"
+            "Given the strength of the Professional Solutions business, we are raising our fiscal "
+            "2026 adjusted EBITDA guidance to $250 million to $270 million, from $240 million to "
+            "$260 million previously. We now expect free cash flow of at least $130 million, up "
+            "from at least $120 million. We expect an adjusted tax rate of 26% to 28% for fiscal "
+            "2026, unchanged from our prior outlook. We expect capital expenditures of $35 "
+            "million to $40 million for fiscal 2026, which is unchanged.\n"
+        )
+    )
+    k = {x.text: x for x in facts.key_figures}
+    assert (k["$1.90"].segment, k["$1.90"].value, k["$1.90"].period) == (None, -1.9, "Q2 2026")
+    assert k["$800 million"].segment == "Professional Solutions"
+    assert k["$1.4 billion"].segment is None
+    assert "$210 million" not in k
+    g = {x.text: x for x in facts.guidance}
+    ebitda = g["$250 million to $270 million"]
+    assert (ebitda.segment, ebitda.basis, ebitda.direction) == (None, "adjusted", "raised")
+    assert g["at least $130 million"].direction == "raised"
+    assert g["26% to 28%"].direction == "reaffirmed"
+    assert g["$35 million to $40 million"].direction == "reaffirmed"
