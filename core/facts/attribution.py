@@ -444,7 +444,12 @@ def attribute(
         if not words <= company_words and not mentions(seg) and not metric_matches(seg):
             opener_seg = seg  # not "Orders grew 4%": a metric is not a part of the company
     reason = REASON.match(sentence)
-    if opener_seg is not None and reason is not None and opener.start("seg") < reason.end():
+    if (
+        opener_seg is not None
+        and opener is not None
+        and reason is not None
+        and opener.start("seg") < reason.end()
+    ):
         # "Given the strength of the Direct-to-Consumer business, we are raising our adjusted
         # EBITDA guidance": the part is the reason, the outlook is the company's
         opener_seg = None
