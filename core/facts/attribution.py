@@ -1440,13 +1440,27 @@ def _bind(
         return None  # basis points with no direction: not a level, not a known change
     growth_gap = re.search(r"\b(?P<dir>growth|grow|grew|increase|decline|decrease|down)\b",
                            gap if anchor is None else "", re.I)  # fmt: skip
+    # "It grew revenue 14% to $1.86 billion", "we increased EPS 9%": the verb before the metric
+    verb_before = (
+        re.search(
+            r"\b(?P<dir>grew|grow|grown|growing|increased|decreased|reduced|expanded|cut)\s+"
+            r"(?:our\s+|its\s+|total\s+|the\s+)?$",
+            sentence[max(ca, metric_match.start - 25) : metric_match.start],
+            re.I,
+        )
+        if anchor is None
+        and metric_match.end <= fig.start
+        and re.fullmatch(r"\s*(?:by\s+)?(?:approximately |about |nearly |roughly |almost )?", gap)
+        else None
+    )
     if (
-        (growth_after or growth_gap)
+        (growth_after or growth_gap or verb_before)
         and role != "comparison"
         and unit in ("percent", "bps")
         and (metric.level in ("money", "per_share") or unit == "bps")
     ):
-        word = growth_gap.group("dir") if growth_gap else "growth"
+        found_dir = growth_gap or verb_before
+        word = found_dir.group("dir") if found_dir else "growth"
         own_word = re.search(r"\bgrowth$", sentence[metric_match.start : metric_match.end])
         if growth_after and own_word:
             word = "growth"
@@ -1668,7 +1682,7 @@ def _bind(
             and metric.segmentable
             and re.match(
                 r"\s*(?:And\s+|So\s+)?It\s+(?!(?:was|is|has been|will|would|should|"
-                r"remains|seems|looks|also)\b)[a-z]+ed\b",
+                r"remains|seems|looks|also)\b)(?:[a-z]+ed|grew|rose|fell|saw|had|won|drove)\b",
                 sentence,
             )
         ):  # "Our alternatives platform ... It ended the quarter with $74 billion of assets under

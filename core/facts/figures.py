@@ -781,6 +781,8 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 low, high = high, low
             low, high = (x + 0.0 if x is not None else None for x in (low, high))  # no -0.0
             text, at = a.fig.text, a.fig.start
+            if a.metric.level == "volume" and a.high is None:
+                text = with_volume_unit(a.fig, s.text)  # "8.5 million MMBtu"
             bound = _BOUND.search(s.text, max(0, a.fig.start - 30), a.fig.start)
             if bound is not None and a.high is None and not a.qualitative:
                 # "free cash flow of at least $2.4 billion": a floor; "up to $4 billion": a cap
@@ -809,7 +811,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 segment=a.segment, qualitative=a.qualitative,
                 period=exit_label or period.label(),
                 direction=direction, speaker=s.turn.speaker, section=s.turn.section,
-                start=s.start + at, end=s.start + a.fig.start + len(a.fig.text),
+                start=s.start + at, end=s.start + at + len(text),
                 sentence=s.text,
             )  # fmt: skip
             weight = a.metric.weight + (1.0 if a.segment is None else 0.0)

@@ -30,6 +30,8 @@ def unit_of(fig: Figure, sentence: str) -> str:
         re.I,
     ):
         return "number"  # "1.2 million shares": a count, not an amount
+    if fig.kind != "money" and _VOLUME.match(after):
+        return "number"  # "3.2 million tonnes": a volume, not an amount
     if fig.kind == "money" or re.search(r"(?:million|billion|thousand|trillion)\b", fig.text, re.I):
         return "money"
     return "number"

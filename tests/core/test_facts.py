@@ -1828,3 +1828,31 @@ def test_classes_from_the_tenth_cold_review() -> None:
     assert g["at least $130 million"].direction == "raised"
     assert g["26% to 28%"].direction == "reaffirmed"
     assert g["$35 million to $40 million"].direction == "reaffirmed"
+
+
+def test_subscribers_tonnes_and_a_verb_before_its_metric() -> None:
+    """Recall classes from the cold reviews' lists: subscribers are customers; "3.2 million
+    tonnes" is a volume (not $3.2 million); "It grew revenue 14% to $1.86 billion" is the part's
+    growth and level (an irregular past after "It"); an outlook's volume keeps its unit."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nWelcome to the Northlight first quarter 2026 earnings call.\n\n"
+            "Ann Lee -- Chief Financial Officer\n"
+            "We ended the quarter with 48.2 million paid subscribers, up 11%. Nitrogen volumes "
+            "were 3.2 million tonnes, up 4%.\n\n"
+            "Our Studios segment had a strong quarter. It grew revenue 14% to $1.86 billion.\n\n"
+            "For the full year 2026, we expect RNG volumes of about 8.5 million MMBtu.\n"
+        )
+    )
+    k = {x.text: x for x in facts.key_figures}
+    assert (k["48.2 million"].metric, k["48.2 million"].unit) == ("customers", "number")
+    tonnes = k["3.2 million tonnes"]
+    assert (tonnes.metric, tonnes.segment, tonnes.unit) == ("production", "Nitrogen", "number")
+    studios = k["$1.86 billion"]
+    assert (studios.segment, studios.metric, studios.change and studios.change.value) == (
+        "Studios",
+        "revenue",
+        14.0,
+    )
+    (g,) = facts.guidance
+    assert (g.text, g.low, g.period) == ("8.5 million MMBtu", 8.5e6, "FY 2026")
