@@ -194,7 +194,9 @@ def clause_bounds(sentence: str, start: int, end: int) -> tuple[int, int]:
         r";|\s[—–-]\s|:\s|\(|\)|,\s+(?:and|while|but|whereas|which|driven|reflecting|primarily|"
         r"partially|partly|offset|due|as|including|excluding|with|led|helped|thanks|where|"
         r"bringing|taking)\b|"
-        r"\.\s|\band\s+(?=(?:our|the|we|its)\b)"
+        r"\.\s|\band\s+(?=(?:our|the|we|its)\b)|"
+        # "$800 million of share repurchases, $250 million of which were in the fourth quarter"
+        r",\s+(?=[$€£]?\d[\d.,]*\s*(?:million|billion|thousand)?\s+of\s+(?:which|them)\b)"
     )
     a, b = 0, len(sentence)
     for m in marks.finditer(sentence):
@@ -355,7 +357,7 @@ _PNL_ADJUSTED = words(
 
 
 # and what "all figures are non-GAAP unless noted" covers besides
-_ALSO_ADJUSTED = frozenset(["free_cash_flow"])
+_ALSO_ADJUSTED: frozenset[str] = frozenset()  # (free cash flow stays as named: the gold's rule)
 
 
 def _basis(text: str, metric: Metric, role: str, call: CallIdentity) -> str | None:
@@ -1347,6 +1349,18 @@ def _bind(
     if metric_match is None:
         return None
     metric = metric_match.metric
+    if metric.name == "revenue" and re.search(
+        r"\bcosts?\s+of\s+(?:goods\s+)?$",
+        sentence[max(0, metric_match.start - 20) : metric_match.start],
+        re.I,
+    ):
+        return None  # "Cost of sales was $14.9 million": a cost, not sales
+    if metric.level == "rate" and re.match(
+        r"\s+(?:on|for|of)\s+(?:[\w-]+\s+){1,2}(?:sales|revenues?)\b",
+        sentence[metric_match.end :],
+        re.I,
+    ):
+        return None  # "gross margin on product sales was 88.6%": a part's margin, not the company's
     if metric.name == "revenue" and _VOLUME_SALES.search(sentence):
         return None  # "Weather-normalized retail electric sales grew 2.4%": volumes, not revenue
     if (

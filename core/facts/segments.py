@@ -135,11 +135,12 @@ def np_segment(
         if (
             low == "and"
             and picked
-            and picked[-1][:1].isupper()
-            and earlier[:1].isupper()
+            and (picked[-1][:1].isupper() or picked[-1].lower() in PART_WORDS)
+            and (earlier[:1].isupper() or earlier.lower() in PART_WORDS)
             and earlier.lower() not in STOP_NP
         ):  # "Automotive and Industrial revenue": one part, or two ("Journeys and Schuh
-            # revenue")? The words do not say: not attributed
+            # revenue")? The words do not say: not attributed ("Collaboration and royalty
+            # revenue" too, not "royalty")
             return False
         if tok in ",;:()" or low in STOP_NP or (re.search(r"\d", tok) and not mentions(tok)):
             break

@@ -60,7 +60,7 @@ GENERIC = words(
     cumulative average sequential year-over-year double-digit double digit strong, overall,
     same as in guidance outlook period-end quarter-end year-end month-end ending hfi hfs
     held-for-investment held-for-sale gross dollar-based pretax pre-tax after-tax aftertax
-    regulatory earned fifo lifo
+    regulatory earned fifo lifo new
     """
 )
 
