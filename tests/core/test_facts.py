@@ -1884,3 +1884,15 @@ def test_classes_from_the_eleventh_cold_review() -> None:
     assert "$17.4 million" not in k and "$14.9 million" not in k and "88.6%" not in k
     assert (k["$412 million"].metric, k["$412 million"].basis) == ("free_cash_flow", None)
     assert "$800 million" not in k or k["$800 million"].period != "Q4 2025"
+
+
+def test_a_full_year_results_call_names_its_company_without_the_period_words() -> None:
+    """ "welcome to the Maison Valcourt Full-Year Fiscal 2025 Results Conference Call": the
+    company is "Maison Valcourt" (the eleventh cold review printed "Maison Valcourt Full-Year")."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nGood morning, and welcome to the Maison Valcourt Full-Year Fiscal 2025 "
+            "Results Conference Call.\n\nAnne Roy -- Chief Financial Officer\nThank you.\n"
+        )
+    )
+    assert facts.call.company == "Maison Valcourt"
