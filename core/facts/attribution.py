@@ -1343,9 +1343,8 @@ def _bind(
         and _SAME_SUBJECT_AHEAD.fullmatch(sentence, ca, fig.start)
         and _PERIOD_ONLY_AFTER.match(right)
     ):
-        anchor_free = last
-        subject_seg = subject_seg or anchor_free.segment
-        metric_match = MetricMatch(anchor_free.metric, fig.start, fig.start)
+        subject_seg = subject_seg or last.segment
+        metric_match = MetricMatch(last.metric, fig.start, fig.start)
     if metric_match is None:
         return None
     metric = metric_match.metric

@@ -733,8 +733,9 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             recent = (recent + [s])[-8:]
         for a in found:
             if a.role == "comparison":
-                continue  # a comparison, or a change bound to a level before it ("$9 billion,
-                # up 9%"); a level after its change ("grow 14% to 17% to $6.20 to $6.40") stays
+                continue  # the figure an outlook is compared with; a change bound to a level
+                # ("revenue of $428 million to $432 million, representing growth of 20% to 21%")
+                # is an item of its own, as the level is
             ca, cb = clause_bounds(s.text, a.fig.start, a.fig.start + len(a.fig.text))
             if not per_year_through and (
                 _MULTI_YEAR.search(s.text, ca, cb)
