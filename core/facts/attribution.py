@@ -90,6 +90,18 @@ def _compared_before(sentence: str, at: int) -> bool:
     )
 
 
+# what reconciles EPS: "amortization of acquired intangibles of $0.24 per share"
+_ITEM_PER_SHARE = re.compile(
+    r"\b(?:amortization|charges?|gains?|impairments?|benefits?|costs?|expenses?|items?|"
+    r"adjustments?|headwinds?|tailwinds?|impacts?|dilution|contributions?)\b"
+    r"(?:\s+[\w&'’-]+){0,4}?\s+(?:of|was|were|at)\s+(?:approximately |about |roughly )?$",
+    re.IGNORECASE,
+)
+# a part named right after the metric: "margin for Homes", "revenue at Kinetic"
+_FOR_NAMED = re.compile(
+    r"\s+(?:for|at|from)\s+(?!(?:The|Our|This|That|Q[1-4]|FY|Fiscal|First|Second|Third|Fourth)\b)"
+    r"(?P<n>[A-Z][\w&'’-]+(?:\s+[A-Z][\w&'’-]+){0,2})"
+)
 # a named subject of "was": "Europe was $214 million of revenue" (not "This was", "It was")
 _NAMED_SUBJECT = re.compile(
     r"\s*(?:And\s+|So\s+)?(?!(?:This|That|It|These|Those|There|Total|Overall|We)\b)"
@@ -107,7 +119,8 @@ _CAUSE_WORDS = re.compile(
 # a reason clause before the outlook: its period is the reason's ("As we begin to lap the impact
 # of COVID-19 in the second quarter, we expect Merchant revenue growth ... for 2021")
 REASON = re.compile(
-    r"\s*(?:Given|Because of|Due to|Despite|Considering|As we (?:begin to |start to )?(?:lap|"
+    r"\s*(?:Given|Because of|Due to|Despite|Considering|Based on|Thanks to|On the back of|"
+    r"As we (?:begin to |start to )?(?:lap|"
     r"anniversary|cycle|annualize))\b[^,]*,"
 )
 _TO_BEFORE = re.compile(
@@ -1024,6 +1037,8 @@ def _bind(
             metric_match = MetricMatch(METRIC_BY_NAME["dividend"], fig.start, fig.start)
         elif re.search(r"book value", near, re.I):
             metric_match = MetricMatch(METRIC_BY_NAME["book_value_per_share"], fig.start, fig.start)
+        elif _ITEM_PER_SHARE.search(sentence, max(ca, fig.start - 80), fig.start):
+            return None  # "amortization of acquired intangibles of $0.24 per share": an item
         elif re.search(r"earn|income|eps|loss|profit", sentence[ca:cb], re.I):
             metric_match = MetricMatch(METRIC_BY_NAME["eps"], fig.start, fig.start)
         else:
@@ -1759,6 +1774,16 @@ def _bind(
         ):  # "Turning to NextEra Energy Partners ... our 2022 distribution growth of 12% to 15%":
             # a partnership's distributions, the one under discussion
             segment = context.segment
+        named_for = _FOR_NAMED.match(sentence, metric_match.end) if (
+            segment is None and metric.segmentable) else None  # fmt: skip
+        if named_for is not None and not (
+            {w.lower() for w in named_for.group("n").split()} <= company_words
+            or mentions(named_for.group("n"))
+            or metric_matches(named_for.group("n"))
+        ):
+            return (
+                None  # "a 15% adjusted EBITDA margin for Homes by 2027": a part's, not said whose
+            )
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure
     # basis: words of the clause up to the figure (and "on an adjusted basis" after it)

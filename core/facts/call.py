@@ -191,13 +191,22 @@ def _company(sents: Sequence[Sentence]) -> str | None:
 _ORDINALS = frozenset(["First", "Second", "Third", "Fourth", "Fifth"])
 
 
+_PERIOD_WORD = re.compile(r"(?i)(?:fy|q[1-4]|h[12])['’]?\d{0,4}|(?:19|20)\d{2}")
+
+
 def _clean_name(raw: str) -> str | None:
     words = raw.replace("’", "'").split()
     while words and words[0] in _NOT_NAMES:
         if words[0] in _ORDINALS and len(words) > 1 and words[1] not in _NOT_NAMES:
             break  # "First Harbor Bancorp", "Fifth Third": an ordinal that starts a name
         words.pop(0)
-    while words and (words[-1].strip(".,") in _NOT_NAMES or words[-1].lower() in ("inc", "inc.")):
+    while words and (
+        words[-1].strip(".,") in _NOT_NAMES
+        or words[-1].lower() in ("inc", "inc.")
+        or re.fullmatch(
+            r"(?i)(?:fy|q[1-4]|h[12])['’]?\d{0,4}|(?:19|20)\d{2}", words[-1].strip(".,")
+        )
+    ):  # "Coraline Dental Sciences Q3 FY2026"
         words.pop()
     name = re.sub(r"'s$", "", " ".join(words).rstrip(".,'"))  # "Veridian Medical's Q2 results"
     return name if len(name) >= 2 and not name.isdigit() else None
@@ -386,11 +395,17 @@ def _non_gaap_metrics(text: str) -> frozenset[str]:
         found.update(
             x.metric.name
             for x in metric_matches(words)
-            if not re.search(r"\b(?:adjusted|non-gaap|core|normalized)\s+$", words[: x.start], re.I)
+            if not re.search(
+                r"\b(?:adjusted|non-gaap|core|normalized)\s+(?:(?:diluted|basic|net|operating|"
+                r"gross|free)\s+)*$",
+                words[: x.start],
+                re.I,
+            )  # "adjusted diluted EPS" keeps plain diluted EPS GAAP
         )
-    # revenue is not adjusted by being named; free cash flow is non-GAAP by definition, and a
-    # call that lists it among its non-GAAP measures does not make it "adjusted free cash flow"
-    return frozenset(found - {"revenue", "free_cash_flow"})
+    # revenue is not adjusted by being named; free cash flow and EBITDA are non-GAAP by
+    # definition, and a call that lists them among its non-GAAP measures does not make them
+    # "adjusted free cash flow" or "adjusted EBITDA" (other measures, named as such)
+    return frozenset(found - {"revenue", "free_cash_flow", "ebitda", "ebitda_margin"})
 
 
 def identify(

@@ -672,10 +672,14 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
     carried_next: Direction | None = None
     heading: Sentence | None = None  # "Okay, moving to the 2021 outlook.": its sentences follow
     heading_age = 0
+    introducing: Direction | None = None  # "we are introducing the following guidance."
+    introducing_age = 0
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
             carried_next, heading = None, None
+        if s.turn.speaker != speaker or s.opens_paragraph:
+            introducing = None
         if not _eligible(s):
             continue
         forward = is_forward(s.text, was_forward) or _plans_the_year(s.text, call)
@@ -699,6 +703,11 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
         # stated in the next sentence
         # (not "We are raising our EPS growth outlook to the mid teens.": that names its item)
         carried_next = _direction(s.text) if not figures_in(s.text) else None
+        if carried_next == "introduced":
+            introducing, introducing_age = "introduced", 0  # the outlook's sentences after it
+        elif not forward or introducing_age >= 4:
+            introducing = None  # a result, or a fifth sentence: the announcement is behind
+        introducing_age += 1
         if carried_next is not None and metric_matches(s.text):
             carried_next = None
         carried = said
@@ -759,7 +768,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             if exit_rate and not _RUN_RATE_AT.search(s.text):
                 continue  # "a gross margin of 60% by the end of fiscal 2025": an exit rate, not
                 # the year's (a balance "by year-end" is the year's end, and stays)
-            direction = _direction(s.text, a) or carried
+            direction = _direction(s.text, a) or carried or introducing
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
                 basis = "adjusted"

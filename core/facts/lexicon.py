@@ -155,7 +155,7 @@ METRICS: tuple[Metric, ...] = (
     Metric("production", "Carloads", r"(?:total )?carloads|carload volumes?", "number", 2.0),
     # a manufacturer's or a waste hauler's volumes and shipments (not "sales volumes" of a
     # utility's electricity: core.facts.attribution keeps those out of revenue already)
-    Metric("production", "Volumes", r"(?:total |organic )?(?:volumes|shipments)",
+    Metric("production", "Volumes", r"(?:total |organic |sales |shipment )?(?:volumes|shipments)",
            "volume", 1.6),
     Metric("payments_volume", "Payments volume",
            r"(?:total )?payments? volumes?|total payment volume|tpv|gross (?:merchandise|dollar|"

@@ -40,6 +40,7 @@ PAST = re.compile(
     r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
     r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged|invested|spent|"
     r"repaid|deployed|equated|equaled|amounted|stood|landed|climbed|jumped|dropped|slipped|"
+    r"reached|hit|topped|surpassed|crossed|"
     r"accelerated|decelerated|expanded|contracted|narrowed|widened|raised|declared|approved|"
     r"authorized|announced)\b",
     re.IGNORECASE,

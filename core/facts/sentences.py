@@ -23,7 +23,7 @@ class Sentence:
 
 
 # a stop that ends an abbreviation, not a sentence: "U.S. payments volume", "vs. last year"
-_ABBREVIATION = re.compile(r"(?:\b[A-Z]\.[A-Z]\.|\b(?:vs|No|Mr|Ms|Dr)\.)$")
+_ABBREVIATION = re.compile(r"(?:\b[A-Z]\.[A-Z]\.|\b(?:vs|No|Mr|Ms|Dr|Mt|St)\.)$")
 
 
 def _joined(body: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

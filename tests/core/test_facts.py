@@ -1896,3 +1896,48 @@ def test_a_full_year_results_call_names_its_company_without_the_period_words() -
         )
     )
     assert facts.call.company == "Maison Valcourt"
+
+
+def test_classes_from_the_twelfth_cold_review() -> None:
+    """The twelfth cold review's wrong rows (calls 47-50) as classes, with invented words: a
+    result after an outlook word ("ahead of our outlook") is not guidance ("reached" is past);
+    a non-GAAP list naming "adjusted diluted EPS" keeps plain diluted EPS as stated, and
+    listing EBITDA does not make it "adjusted EBITDA"; "we are introducing the following
+    guidance" gives the next sentences' items their direction; "margin for Homes" is a part's;
+    "Sales volumes" name no part; "Based on the strong first half" is a reason, not the
+    outlook's period; "Mt." ends no sentence; a per-share reconciling item is not EPS; "Q3
+    FY2026" is no part of a company's name."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nWelcome to the Larchmont Dental Sciences Q3 FY2026 earnings call.\n\n"
+            "Rae Holt -- Chief Financial Officer\n"
+            "We will discuss non-GAAP measures, such as adjusted diluted EPS, EBITDA and free "
+            "cash flow.\n\n"
+            "Room nights were up 9%, ahead of our outlook. Gross bookings reached $36.4 billion, "
+            "up 11%. Third-quarter diluted EPS was $2.01. EBITDA for the quarter was $362 "
+            "million. Sales volumes were 31,400 tonnes in the quarter. The difference from "
+            "adjusted EPS reflects amortization of acquired intangibles of $0.24 per share.\n\n"
+            "Turning to guidance for fiscal 2027, we are introducing the following guidance. We "
+            "expect revenue of $5.33 billion to $5.40 billion. We expect diluted EPS of $8.20 "
+            "to $8.45. We are targeting a 15% adjusted EBITDA margin for Homes by fiscal 2027. "
+            "Based on the strong first half, we are lowering our capital expenditure guidance "
+            "for fiscal 2026 to $700 million to $750 million, from $850 million to $900 million, "
+            "reflecting the pause at Mt. Kirra. We now expect SG&A of about $95 million for "
+            "fiscal 2026.\n"
+        )
+    )
+    assert facts.call.company == "Larchmont Dental Sciences"
+    k = {x.text: x for x in facts.key_figures}
+    assert k["$36.4 billion"].period == "Q3 2026"  # a result, not an outlook a year later
+    assert (k["$2.01"].metric, k["$2.01"].basis) == ("eps", None)
+    assert (k["$362 million"].metric, k["$362 million"].basis) == ("ebitda", None)
+    assert k["31,400 tonnes"].segment is None
+    assert "$0.24" not in k
+    g = {x.text: x for x in facts.guidance}
+    assert "$36.4 billion" not in g and "11%" not in g
+    assert g["$5.33 billion to $5.40 billion"].direction == "introduced"
+    assert (g["$8.20 to $8.45"].direction, g["$8.20 to $8.45"].basis) == ("introduced", None)
+    assert "15%" not in g
+    capex = g["$700 million to $750 million"]
+    assert (capex.period, capex.direction) == ("FY 2026", "lowered")
+    assert g["$95 million"].period == "FY 2026"
