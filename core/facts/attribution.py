@@ -1844,6 +1844,24 @@ def _bind(
                             call, forward, anchor, context.period)  # fmt: skip
     if period is False or period is True:
         return None
+    if (
+        metric.name == "dividend"
+        and isinstance(period, Period)
+        and period.kind == "Q"
+        and period.year is not None
+        and call.period is not None
+        and call.period.kind == "Q"
+        and call.period.year == period.year
+        and period.n < call.period.n
+        and re.search(r"\b(?:declared|payable|will be paid)\b", sentence, re.I)
+        and any(
+            m.period is not None and m.period.kind == "Q" and m.period.year is None
+            for m in period_words
+            if ca <= m.start < cb
+        )
+    ):  # "declared a first quarter dividend of $0.10 per share, payable on March 20, 2026" on a
+        # fourth-quarter call: the coming first quarter's, not the one past
+        period = Period("Q", period.n, period.year + 1)
     if role == "result" and _PRIOR_POSSESSIVE.search(
         sentence, ca, max(ca, min(fig.start, metric_match.start))
     ):  # "Last year's first-half net loss was $212 million": history, not this period's

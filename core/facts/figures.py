@@ -25,7 +25,7 @@ from core.facts.lexicon import METRIC_BY_NAME, metric_matches
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
-from core.facts.units import with_volume_unit
+from core.facts.units import WORDED, with_volume_unit, worded_bounds
 from core.grounding import Figure
 
 MAX_KEY_FIGURES = 20
@@ -380,6 +380,11 @@ def _old_midpoint(text: str, kind: str) -> float | None:
                        re.I)  # fmt: skip
     if flat_to is not None and kind == "percent":
         return float(flat_to.group("v")) / 2 * (-1 if flat_to.group("d") == "down" else 1)
+    worded = WORDED.match(text)  # "up from the mid single digits we expected in January"
+    if worded is not None and kind == "percent":
+        bounds = worded_bounds(worded.group("q"))
+        if bounds is not None:
+            return (bounds[0] + bounds[1]) / 2
     opening = _opening_figures(text)
     if not opening or opening[0].kind != kind:
         return None

@@ -157,6 +157,10 @@ def np_segment(
             return False  # core deposits are a kind of deposits, not adjusted ones
         if low in ("other", "miscellaneous"):
             return False  # "Other operating expense": a line of the statement, not a part
+        if low in ("discretionary", "maintenance", "sustaining") or (
+            low in ("growth", "expansion") and metric == "capex"
+        ):
+            return False  # "Discretionary capital expenditures": a kind of the measure
         if (
             low in GENERIC
             or low in company_words

@@ -229,3 +229,8 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
                 worded.add(m.start())
     out.sort(key=lambda f: f.start)
     return out, highs, worded
+
+
+# for the outlook's directions (core.facts.figures): a worded range that opens an old outlook
+WORDED = _WORDED
+worded_bounds = _worded_bounds

@@ -1941,3 +1941,26 @@ def test_classes_from_the_twelfth_cold_review() -> None:
     capex = g["$700 million to $750 million"]
     assert (capex.period, capex.direction) == ("FY 2026", "lowered")
     assert g["$95 million"].period == "FY 2026"
+
+
+def test_classes_from_the_thirteenth_cold_review() -> None:
+    """The thirteenth cold review's wrong rows (calls 51-54) as classes, with invented words: a
+    first-quarter dividend declared on a fourth-quarter call, payable next year, is not the
+    past first quarter's; "Discretionary capital expenditures" are a kind of capex, not a part;
+    a worded outlook raised against a worded prior ("up from the mid single digits")."""
+    facts = call_facts(
+        parse_transcript(
+            "Operator:\nWelcome to the Tern Rentals fourth quarter 2025 earnings call.\n\n"
+            "Ida Moss -- Chief Financial Officer\n"
+            "Fourth quarter revenue was $2.1 billion. Our board has declared a first quarter "
+            "dividend of $0.10 per share, payable on March 20, 2026. Discretionary capital "
+            "expenditures were $312 million in the quarter. For 2026, we now expect revenue "
+            "growth in the high single digits, up from the mid single digits we expected in "
+            "November.\n"
+        )
+    )
+    k = {x.text: x for x in facts.key_figures}
+    assert "$0.10" not in k or k["$0.10"].period == "Q1 2026"
+    assert "$312 million" not in k
+    (g,) = [x for x in facts.guidance if x.text == "high single digits"]
+    assert (g.low, g.high, g.period, g.direction) == (7.0, 9.0, "FY 2026", "raised")
