@@ -930,15 +930,24 @@ _WHICH_CHANGE = re.compile(
 )
 
 
-def _is_part(seg: str, company_words: frozenset[str]) -> bool:
-    """Words that can name a part of the company (not a metric, period, pronoun or the company)."""
+def _names_a_part(seg: str, company_words: frozenset[str]) -> bool:
+    """Words that may name a part of the company: not a metric, a period, a pronoun or the
+    company itself."""
     names = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
     return not (
         NOT_SEGMENT.match(seg)
         or names <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
         or mentions(seg)
         or metric_matches(seg)
-        or not (seg[:1].isupper() or names & PART_WORDS or "&" in seg)
+    )
+
+
+def _is_part(seg: str, company_words: frozenset[str]) -> bool:
+    """A part's name as well as words that may name one: capitalized, a part word ("online",
+    "e-commerce") or with "&"."""
+    names = {w.lower() for w in seg.split()}
+    return _names_a_part(seg, company_words) and bool(
+        seg[:1].isupper() or names & PART_WORDS or "&" in seg
     )
 
 
@@ -959,15 +968,8 @@ def _segment_growth(
     segs = [found.group("seg").strip()]
     if "seg2" in found.groupdict() and found.group("seg2"):
         segs.append(found.group("seg2").strip())  # "Cardiovascular and Medical Surgical to grow"
-    for seg in segs:
-        words = {w.lower().removesuffix("'s").removesuffix("’s") for w in seg.split()}
-        if (
-            NOT_SEGMENT.match(seg)
-            or words <= company_words | {"we", "it", "this", "that", "they", "our", "the", "i"}
-            or mentions(seg)
-            or metric_matches(seg)
-        ):
-            return None
+    if not all(_names_a_part(seg, company_words) for seg in segs):
+        return None
     return _BOTH.join(segs)
 
 
@@ -1696,13 +1698,7 @@ def _bind(
             its_at = max(0, metric_match.start - 30) + its.start()
             its_part = _ITS_PART.search(sentence, 0, its_at)
             its_seg = its_part.group("seg") if its_part is not None else None
-            if (
-                its_seg is None
-                or NOT_SEGMENT.match(its_seg)
-                or metric_matches(its_seg)
-                or mentions(its_seg)
-                or {w.lower() for w in its_seg.split()} <= company_words
-            ):
+            if its_seg is None or not _names_a_part(its_seg, company_words):
                 return None
             segment = its_seg
         if (
@@ -1776,14 +1772,8 @@ def _bind(
             segment = context.segment
         named_for = _FOR_NAMED.match(sentence, metric_match.end) if (
             segment is None and metric.segmentable) else None  # fmt: skip
-        if named_for is not None and not (
-            {w.lower() for w in named_for.group("n").split()} <= company_words
-            or mentions(named_for.group("n"))
-            or metric_matches(named_for.group("n"))
-        ):
-            return (
-                None  # "a 15% adjusted EBITDA margin for Homes by 2027": a part's, not said whose
-            )
+        if named_for is not None and _names_a_part(named_for.group("n"), company_words):
+            return None  # "a 15% adjusted EBITDA margin for Homes by 2027": a part's
         if segment is None and context.segment is not None and metric.segmentable:
             return None  # a segment is under discussion: this may be the segment's figure
     # basis: words of the clause up to the figure (and "on an adjusted basis" after it)

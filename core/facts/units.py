@@ -88,7 +88,7 @@ _RANGE_JOIN = re.compile(r"^\s*(?:to|-|–|—|and|through)\s*$", re.IGNORECASE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
-_WORDED = re.compile(
+WORDED = re.compile(
     r"\b(?P<q>(?:(?:low|mid|high|upper)(?:[- ]to[- ](?:low|mid|high|upper))?[- ](?:single|double)"
     r"[- ]digits?|(?:low|mid|high|upper)(?:[- ]to[- ](?:low|mid|high|upper))?[- ]"
     r"(?:teens|twenties|thirties)|double[- ]digits?|"
@@ -129,7 +129,7 @@ def is_breakeven(fig: Figure) -> bool:
 _PLUS_MINUS = re.compile(r"\s*,?\s*(?:plus or minus|\+/-|±)\s*", re.IGNORECASE)
 
 
-def _worded_bounds(phrase: str) -> tuple[float, float] | None:
+def worded_bounds(phrase: str) -> tuple[float, float] | None:
     words = re.sub(r"[- ]+", " ", phrase.lower()).replace(" digits", "").replace(" digit", "")
     words = words.replace(" percent", "").replace("%", "").strip()
     if " to " in words:  # "mid to high single"
@@ -211,8 +211,8 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
         i += 1
     worded: set[int] = set()
     if forward:
-        for m in _WORDED.finditer(sentence):
-            bounds = _worded_bounds(m.group("q"))
+        for m in WORDED.finditer(sentence):
+            bounds = worded_bounds(m.group("q"))
             if bounds is None or any(f.start <= m.start() < f.start + len(f.text) for f in out):
                 continue
             out.append(Figure(m.group(0), float(bounds[0]), "percent", 0.0, m.start()))
@@ -229,8 +229,3 @@ def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float],
                 worded.add(m.start())
     out.sort(key=lambda f: f.start)
     return out, highs, worded
-
-
-# for the outlook's directions (core.facts.figures): a worded range that opens an old outlook
-WORDED = _WORDED
-worded_bounds = _worded_bounds
