@@ -71,7 +71,8 @@ def rows_of(facts: Any) -> dict[str, Any]:
             {
                 "at": g.start, "text": g.text, "metric": g.metric, "basis": g.basis,
                 "segment": g.segment, "period": g.period, "role": g.role, "low": num(g.low),
-                "high": num(g.high), "direction": g.direction, "rules": dict(getattr(g, "rules", {})),
+                "high": num(g.high), "direction": g.direction,
+                "rules": dict(getattr(g, "rules", {})),
                 "verified": getattr(g, "verified", True),
             }
         )  # fmt: skip
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     ap.add_argument("--write", action="store_true", help="store the rows as they are now")
     ap.add_argument("--ignore", default="", metavar="FIELDS",
-                    help="row fields to leave out of the comparison, e.g. rules,verified")  # fmt: skip
+                    help="row fields to leave out, e.g. rules,verified")  # fmt: skip
     args = ap.parse_args(argv)
     paths = calls()
     missing = [n for n, p in paths.items() if not p.is_file()]
