@@ -357,6 +357,11 @@ class StatedFigure(BaseModel):
     period: str | None = Field(default=None, description="for a comparison: its period")
     start: int
     end: int
+    rules: dict[str, str] = Field(
+        default_factory=dict,
+        description="the named rule that decided each field (metric, role, sign, segment, basis, "
+        "period, direction): `python -m bench.facts --explain ID` prints them",
+    )
 
 
 class KeyFigure(BaseModel):
@@ -394,6 +399,17 @@ class KeyFigure(BaseModel):
         "filing.py): 'matches the filing (...)' or 'differs from the filing (filed: X; ...)'; "
         "None when no filed value was comparable. The figure itself is never corrected",
     )
+    rules: dict[str, str] = Field(
+        default_factory=dict,
+        description="the named rule that decided each field (metric, role, sign, segment, basis, "
+        "period, direction): `python -m bench.facts --explain ID` prints them",
+    )
+    weak_rules: list[str] = Field(
+        default_factory=list,
+        description="the rules that decided this row whose measured precision is below the "
+        "threshold (core/facts/rule_precision.json): empty for a verified row; a row with any "
+        "is listed under the call facts' `unconfirmed_*` lists, never as a verified figure",
+    )
 
 
 class GuidanceItem(BaseModel):
@@ -421,6 +437,17 @@ class GuidanceItem(BaseModel):
     start: int
     end: int
     sentence: str
+    rules: dict[str, str] = Field(
+        default_factory=dict,
+        description="the named rule that decided each field (metric, role, sign, segment, basis, "
+        "period, direction): `python -m bench.facts --explain ID` prints them",
+    )
+    weak_rules: list[str] = Field(
+        default_factory=list,
+        description="the rules that decided this row whose measured precision is below the "
+        "threshold (core/facts/rule_precision.json): empty for a verified row; a row with any "
+        "is listed under the call facts' `unconfirmed_*` lists, never as a verified figure",
+    )
 
 
 class CallIdentityFacts(BaseModel):
@@ -462,8 +489,20 @@ class CallFacts(BaseModel):
     """The call's facts, built by code; every figure traceable to its span."""
 
     call: CallIdentityFacts = Field(default_factory=CallIdentityFacts)
-    key_figures: list[KeyFigure] = Field(default_factory=list)
-    guidance: list[GuidanceItem] = Field(default_factory=list)
+    key_figures: list[KeyFigure] = Field(
+        default_factory=list, description="verified: every rule that decided the row has earned it"
+    )
+    guidance: list[GuidanceItem] = Field(
+        default_factory=list, description="verified: every rule that decided the row has earned it"
+    )
+    unconfirmed_key_figures: list[KeyFigure] = Field(
+        default_factory=list,
+        description="read by code, unconfirmed: rows a rule below the precision threshold decided "
+        "(each names its `weak_rules`); shown apart, never used as verified data",
+    )
+    unconfirmed_guidance: list[GuidanceItem] = Field(
+        default_factory=list, description="as `unconfirmed_key_figures`, for guidance"
+    )
     tone: ToneReport | None = None
     qa_themes: list[QaTheme] = Field(default_factory=list)
     highlights: list[Highlight] = Field(default_factory=list)

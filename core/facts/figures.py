@@ -21,7 +21,7 @@ from core.facts.attribution import (
     clause_bounds,
 )
 from core.facts.call import CallIdentity
-from core.facts.lexicon import METRIC_BY_NAME, metric_matches
+from core.facts.lexicon import BALANCES, METRIC_BY_NAME, PROPERTIES, metric_matches
 from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
@@ -29,20 +29,7 @@ from core.facts.units import WORDED, with_volume_unit, worded_bounds
 from core.grounding import Figure
 
 MAX_KEY_FIGURES = 20
-_INCOME_METRICS = frozenset(
-    [
-        "eps",
-        "net_income",
-        "operating_income",
-        "operating_margin",
-        "ebitda",
-        "ebitda_margin",
-        "pretax_income",
-        "gross_margin",
-    ]
-)
 MAX_GUIDANCE = 20
-_CASH_METRICS = frozenset(["free_cash_flow", "operating_cash_flow"])
 
 _SAFE_HARBOR = re.compile(
     r"forward-looking statements|safe harbor|private securities litigation|actual results "
@@ -92,10 +79,6 @@ _INTERIM = re.compile(
     re.IGNORECASE,
 )
 # balances at a date: "by year-end" is the year's end
-_BALANCES = frozenset(
-    ["cash", "debt", "leverage", "loans", "deposits", "book_value_per_share", "backlog", "aum",
-     "nonperforming_assets", "customers", "arr"]
-)  # fmt: skip
 # a floor or a cap on an outlook: "at least $2.4 billion", "up to $4 billion"
 _BOUND = re.compile(
     r"\b(?P<b>at least|more than|over|above|in excess of|greater than|north of|up to|as much as|"
@@ -201,6 +184,7 @@ def _stated(a: Attributed, offset: int) -> StatedFigure:
         basis=a.basis,  # type: ignore[arg-type]
         period=a.period.label() if a.period else None,
         start=offset + a.fig.start, end=offset + a.fig.start + len(a.fig.text),
+        rules=a.chain,
     )  # fmt: skip
 
 
@@ -297,7 +281,7 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
                     speaker=s.turn.speaker, section=s.turn.section,
                     start=s.start + primary.fig.start,
                     end=s.start + primary.fig.start + len(shown),
-                    sentence=s.text, salience=round(score, 3),
+                    sentence=s.text, salience=round(score, 3), rules=primary.chain,
                 )
             )  # fmt: skip
     return _select(rows, bases)
@@ -427,13 +411,20 @@ def _after_old(text: str) -> str:
 def _direction(sentence: str, item: Attributed | None = None) -> Direction | None:
     """Only what the sentence states: one direction word bound to guidance, or the new range
     set against the prior one ("to 7% to 8% from the prior 9%")."""
+    return _direction_named(sentence, item)[0]
+
+
+def _direction_named(
+    sentence: str, item: Attributed | None = None
+) -> tuple[Direction | None, str]:
+    """`_direction`, and the rule that gave it."""
     if item is not None:
         end = item.fig.start + len(item.fig.text)
         prior = _FROM_PRIOR.search(sentence, end)
         if prior is not None and prior.start() - end <= 40:
             old = figures_in(sentence[prior.end() :])
             if old and old[0].start == 0 and old[0].kind == item.fig.kind:
-                return _compared(_midpoint(item), old[0].value)
+                return _compared(_midpoint(item), old[0].value), "direction.from_prior_range"
         moved = _FROM_OLD.match(sentence, end)
         if moved is not None and (
             _PREVIOUSLY.search(moved.group(0))
@@ -446,7 +437,7 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
                 if moved.group("dir") and re.search(r"decline|decrease|down", moved.group("dir"),
                                                     re.I):  # fmt: skip
                     old_mid = -abs(old_mid)  # "a decline of 1% to 3%"
-                return _compared(_midpoint(item), old_mid)
+                return _compared(_midpoint(item), old_mid), "direction.against_old_figure"
         than = _THAN_OLD.match(sentence, end)
         if than is not None and (
             _PREVIOUSLY.search(sentence, than.end(), than.end() + 80)
@@ -458,9 +449,10 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
             if old_mid is not None and _compared(_midpoint(item), old_mid) == (
                 "raised" if up else "lowered"
             ):
-                return "raised" if up else "lowered"
+                return ("raised" if up else "lowered"), "direction.than_old_figure"
     if _RATING.search(sentence):
-        return None  # "upgrading our credit ratings and indicating a stable outlook": an agency's
+        # "upgrading our credit ratings and indicating a stable outlook": an agency's
+        return None, "direction.rating_agency"
     said = sentence
     if item is not None:
         # "We are reaffirming our revenue guidance of $X, and we now expect year-end membership of
@@ -469,7 +461,9 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
         at = max(c for c in cuts[:-1] if c <= item.fig.start)
         said = sentence[at : min(c for c in cuts if c > item.fig.start)]
     found = {d for d, p in _DIRECTIONS if p.search(said)}
-    return found.pop() if len(found) == 1 else None
+    if len(found) == 1:
+        return found.pop(), "direction.word"
+    return None, "direction.words_disagree" if found else "direction.none_stated"
 
 
 # where a sentence starts a new statement of its own: ", and we now expect", "; we"
@@ -592,10 +586,11 @@ def _basis_stated_elsewhere(
     """An unqualified outlook for an income metric is adjusted when the call qualifies the
     same metric's outlook as adjusted (and never as GAAP): "6% to 8% EPS growth" in the
     remarks and "adjusted EPS growth of 6% to 8%" in the answers are one outlook."""
-    if item.basis is not None or item.metric not in _INCOME_METRICS | _CASH_METRICS:
+    kind = PROPERTIES[item.metric].kind
+    if item.basis is not None or kind == "other":
         return item
     metric = METRIC_BY_NAME[item.metric].pattern
-    if item.metric in _CASH_METRICS:
+    if kind == "cash":
         # "adjusted free cash flow came in at ...": the call's own name for the measure,
         # wherever it states it, and never a GAAP one
         called = {
@@ -607,7 +602,8 @@ def _basis_stated_elsewhere(
         if called != {"adjusted"}:
             return item
         label = f"Adjusted {_lower_first(item.label)}"
-        return item.model_copy(update={"basis": "adjusted", "label": label})
+        rules = {**item.rules, "basis": "basis.cash_flow_named_adjusted"}
+        return item.model_copy(update={"basis": "adjusted", "label": label, "rules": rules})
     bases = {g.basis for _, g in scored if g.metric == item.metric and g.basis in ("adjusted",
              "gaap")}  # fmt: skip
     for other in (g for _, g in scored if g.metric == item.metric):
@@ -626,7 +622,8 @@ def _basis_stated_elsewhere(
     if bases == {"adjusted"}:
         label = _lower_first(item.label)
         label = "Adjusted EPS" if item.metric == "eps" else f"Adjusted {label}"
-        return item.model_copy(update={"basis": "adjusted", "label": label})
+        rules = {**item.rules, "basis": "basis.outlook_called_adjusted_elsewhere"}
+        return item.model_copy(update={"basis": "adjusted", "label": label, "rules": rules})
     return item
 
 
@@ -769,25 +766,34 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 continue
             if _MODEL.search(s.text, ca, cb):
                 continue  # a long-term model's, for no single year
-            exit_rate = bool(_EXIT.search(s.text, ca, cb)) and a.metric.name not in _BALANCES
+            exit_rate = bool(_EXIT.search(s.text, ca, cb)) and a.metric.name not in BALANCES
             if exit_rate and not _RUN_RATE_AT.search(s.text):
                 continue  # "a gross margin of 60% by the end of fiscal 2025": an exit rate, not
                 # the year's (a balance "by year-end" is the year's end, and stays)
-            direction = _direction(s.text, a) or carried or introducing
+            chain = a.chain
+            direction, chain["direction"] = _direction_named(s.text, a)
+            if direction is None and carried is not None:
+                direction, chain["direction"] = carried, "direction.carried_from_before"
+            elif direction is None and introducing is not None:
+                direction, chain["direction"] = introducing, "direction.introducing_guidance"
             basis = a.basis
-            if basis is None and call.adjusted_guidance and a.metric.name in _INCOME_METRICS:
-                basis = "adjusted"
+            if basis is None and call.adjusted_guidance and a.metric.properties.kind == "income":
+                basis, chain["basis"] = "adjusted", "basis.adjusted_guidance"
             period = through_period if per_year_through else a.period
+            if per_year_through:
+                chain["period"] = "period.through_year"
             exit_label = None
             if exit_rate:
                 run = _RUN_RATE_AT.search(s.text)
                 assert run is not None
                 period = Period("FY", 0, int(run.group("y") or run.group("y2")))
                 exit_label = f"{period.label()} exit"
+                chain["period"] = "period.exit_rate"
             if period is not None and not _is_future(period, call.period):
                 continue  # a stated past or current period: a result, not guidance
             if period is None:
                 period = _outlook_period(s, recent, call)
+                chain["period"] = "period.outlook_context"
             if period is None:
                 continue
             low: float | None = a.value
@@ -827,7 +833,7 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
                 period=exit_label or period.label(),
                 direction=direction, speaker=s.turn.speaker, section=s.turn.section,
                 start=s.start + at, end=s.start + at + len(text),
-                sentence=s.text,
+                sentence=s.text, rules=chain,
             )  # fmt: skip
             weight = a.metric.weight + (1.0 if a.segment is None else 0.0)
             weight += (0.5 if a.high is not None else 0.0) + (0.5 if direction else 0.0)

@@ -6,6 +6,97 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Properties:
+    """What is known about a metric, whatever words name it (one row a metric, `PROPERTIES`).
+
+    - `better`: "more" (revenue), "less" (a cost ratio, debt), or "neither" (a tax rate);
+    - `measure`: "flow" (over a period: revenue, cash flow), "balance" (at a date: cash, debt,
+      backlog, customers; a year-end balance on a fourth-quarter call is the year's too) or
+      "ratio" (a rate, a margin, a multiple, a growth rate);
+    - `basis_class`: what a call's "adjusted unless noted" covers: "earnings" (earnings,
+      margins, expenses, tax), "sales" (revenue-like: its growth may be organic), "cash" (cash
+      flows: stay as named) or "other" (balances, volumes, counts);
+    - `margin`: for a money metric, the margin that divides it by revenue ("ebitda_margin");
+    - `kind`: "income" (an earnings measure an outlook may state adjusted), "cash" (a cash
+      flow), or "other"."""
+
+    better: Literal["more", "less", "neither"]
+    measure: Literal["flow", "balance", "ratio"]
+    basis_class: Literal["earnings", "sales", "cash", "other"]
+    margin: str | None
+    kind: Literal["income", "cash", "other"]
+
+
+def _p(better: str, measure: str, basis_class: str, kind: str = "other",
+       margin: str | None = None) -> Properties:  # fmt: skip
+    return Properties(better, measure, basis_class, margin, kind)  # type: ignore[arg-type]
+
+
+# One row a metric of the gold vocabulary (tests/fixtures/facts_gold/README.md; `other` aside).
+PROPERTIES: dict[str, Properties] = {
+    "revenue": _p("more", "flow", "sales"),
+    "gross_profit": _p("more", "flow", "earnings", margin="gross_margin"),
+    "gross_margin": _p("more", "ratio", "earnings", "income"),
+    "operating_income": _p("more", "flow", "earnings", "income", margin="operating_margin"),
+    "operating_margin": _p("more", "ratio", "earnings", "income"),
+    "ebitda": _p("more", "flow", "earnings", "income", margin="ebitda_margin"),
+    "ebitda_margin": _p("more", "ratio", "earnings", "income"),
+    "ebit": _p("more", "flow", "earnings", "income"),
+    "pretax_income": _p("more", "flow", "earnings", "income"),
+    "net_income": _p("more", "flow", "earnings", "income"),
+    "eps": _p("more", "flow", "earnings", "income"),
+    "dividend": _p("more", "flow", "other"),
+    "buyback": _p("neither", "flow", "other"),
+    "operating_cash_flow": _p("more", "flow", "cash", "cash"),
+    "free_cash_flow": _p("more", "flow", "cash", "cash"),
+    "capex": _p("neither", "flow", "other"),
+    "cash": _p("more", "balance", "other"),
+    "liquidity": _p("more", "balance", "other"),
+    "debt": _p("less", "balance", "other"),
+    "leverage": _p("less", "balance", "other"),
+    "expenses": _p("less", "flow", "earnings"),
+    "tax_rate": _p("neither", "ratio", "earnings"),
+    "same_store_sales": _p("more", "ratio", "sales"),
+    "backlog": _p("more", "balance", "sales"),
+    "orders": _p("more", "flow", "sales"),
+    "book_to_bill": _p("more", "ratio", "other"),
+    "net_interest_income": _p("more", "flow", "other"),
+    "net_interest_margin": _p("more", "ratio", "other"),
+    "noninterest_income": _p("more", "flow", "other"),
+    "noninterest_expense": _p("less", "flow", "earnings"),
+    "loans": _p("more", "balance", "other"),
+    "deposits": _p("more", "balance", "other"),
+    "charge_offs": _p("less", "flow", "other"),
+    "nonperforming_assets": _p("less", "balance", "other"),
+    "provision": _p("less", "flow", "other"),
+    "book_value_per_share": _p("more", "balance", "other"),
+    "return_on_equity": _p("more", "ratio", "earnings"),
+    "return_on_tangible_equity": _p("more", "ratio", "earnings"),
+    "return_on_assets": _p("more", "ratio", "earnings"),
+    "efficiency_ratio": _p("less", "ratio", "earnings"),
+    "aum": _p("more", "balance", "other"),
+    "net_flows": _p("more", "flow", "other"),
+    "combined_ratio": _p("less", "ratio", "other"),
+    "production": _p("more", "flow", "other"),
+    "customers": _p("more", "balance", "other"),
+    "payments_volume": _p("more", "flow", "other"),
+    "operating_ratio": _p("less", "ratio", "other"),
+    "medical_care_ratio": _p("less", "ratio", "other"),
+    "arr": _p("more", "balance", "other"),
+    "premiums": _p("more", "flow", "other"),
+    "catastrophe_losses": _p("less", "flow", "other"),
+    "net_investment_income": _p("more", "flow", "other"),
+    "net_retention": _p("more", "ratio", "other"),
+    "ffo": _p("more", "flow", "other"),
+    "noi": _p("more", "flow", "other"),
+    "occupancy": _p("more", "ratio", "other"),
+    "revpar": _p("more", "ratio", "other"),
+}
+BALANCES = frozenset(n for n, p in PROPERTIES.items() if p.measure == "balance")
 
 
 @dataclass(frozen=True)
@@ -20,6 +111,18 @@ class Metric:
     @property
     def pattern(self) -> re.Pattern[str]:
         return _compiled(self.words)
+
+    @property
+    def properties(self) -> Properties:
+        return PROPERTIES[self.name]
+
+    @property
+    def better(self) -> str:
+        return self.properties.better
+
+    @property
+    def margin(self) -> str | None:
+        return self.properties.margin
 
 
 _CACHE: dict[str, re.Pattern[str]] = {}
