@@ -18,7 +18,17 @@ bullets were written from):
   ROUGE-1/2/L against the gold bullets and gold-figure recall;
 - seconds per call after the one-time load of the word lists.
 
+On real calls (`../shared/data/ectsum_more/`, labelled cold in tests/fixtures/facts_real/):
+the **tuning** calls (classes are fixed from these; each rule's precision is measured on them)
+and the **validation** calls (never tuned on), each scored two ways: with the call's period
+given (`given`: as a desk states it, `--period` or an eval manifest; the file name is ECTSum's
+label) and from the text alone (`text`). For each: the rows presented as verified (precision,
+headline recall, direction, period, sign) and all rows, verified and unconfirmed together. The
+identity table: the period and company read from the text alone against the labels.
+
     .venv/bin/python -m bench.facts [--dir ../shared/data/ectsum] [--before 123dad1] [-v]
+    .venv/bin/python -m bench.facts --rules [--write]   # each rule's precision on the tuning calls
+    .venv/bin/python -m bench.facts --explain CCO_q3_2021 [--period "Q3 2021"]
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -38,9 +49,22 @@ from typing import Any
 from app.evaluation.ectsum import distinct_figures, gold_figure_recall, lead_baseline, rouge
 from bench.common import ECTSUM, REPO, emit
 from bench.facts_gold import GOLD_DIR, Score, load, score
+from core.contract import CallFacts, CallInfo
 from core.facts import call_facts
+from core.facts.verify import TABLE
 from core.grounding import extract_figures, same_figure
 from core.transcript import parse_transcript
+
+ECTSUM_MORE = REPO.parent / "shared" / "data" / "ectsum_more"
+REAL_DIR = REPO / "tests" / "fixtures" / "facts_real"
+REVIEW_DIR = REPO / "bench" / "facts_review"
+RESULTS = REPO / "docs" / "results" / "facts.md"
+THRESHOLD = 0.95  # a rule's precision to be verified
+# a rule measured on fewer judged rows is measured with its family (all rules of its field): at
+# 30 rows and a 0.95 threshold, a rule that is truly 0.85 passes about 5% of the time (it needs
+# 29 of 30 right), one that is truly 0.95 about half the time
+MIN_ROWS = 30
+FAMILIES = ("metric", "role", "sign", "segment", "basis", "period", "direction", "guard")
 
 
 def _covered(gold: str, stated: list[str]) -> tuple[int, int]:
@@ -98,8 +122,11 @@ def _unit(kind: str) -> str:
     return {"money": "money", "percent": "percent"}.get(kind, "number")
 
 
-def gold_scores(calls: list[Path], facts_by_id: dict[str, Any]) -> tuple[Score, dict[str, Score]]:
-    """The gold's scores over the calls that have gold labels."""
+def gold_scores(
+    calls: list[Path], facts_by_id: dict[str, Any], which: str = "all"
+) -> tuple[Score, dict[str, Score]]:
+    """The gold's scores over the calls that have gold labels (all rows, verified and
+    unconfirmed, unless `which` is "verified")."""
     total, per = Score(), {}
     for summary in calls:
         cid = summary.name.removesuffix(".summary.txt")
@@ -107,7 +134,7 @@ def gold_scores(calls: list[Path], facts_by_id: dict[str, Any]) -> tuple[Score, 
         if not path.is_file() or cid not in facts_by_id:
             continue
         text = (summary.parent / f"{cid}.txt").read_text(encoding="utf-8")
-        sc = score(load(path, text), facts_by_id[cid])
+        sc = score(load(path, text), facts_by_id[cid], which)
         per[cid] = sc
         total.add(sc)
     return total, per
@@ -131,13 +158,224 @@ def gold_figures(total: Score) -> dict[str, Any]:
     }
 
 
+def real_split() -> dict[str, list[str]]:
+    split: dict[str, list[str]] = json.loads((REAL_DIR / "split.json").read_text("utf-8"))
+    return {"tuning": split["tuning"], "validation": split["validation"]}
+
+
+def build(text: str, period: str | None = None) -> CallFacts:
+    """The call facts of a transcript, as the product builds them (a user's period wins)."""
+    given = CallInfo(period=period) if period else None
+    return call_facts(parse_transcript(text), call=given)
+
+
+def real_scores(ids: list[str], mode: str) -> tuple[Score, Score, dict[str, Any]]:
+    """(verified rows' score, all rows' score, identity) over real calls; `mode` "given" passes
+    each call's labelled period as a user's, "text" reads everything from the text."""
+    verified, every = Score(), Score()
+    ident: dict[str, Any] = {"calls": 0, "period_right": 0, "period_wrong": 0, "period_not_stated": 0,
+             "company_named": 0, "company_right": 0, "seconds_max": 0.0}  # fmt: skip
+    wrong_periods: list[str] = []
+    for cid in ids:
+        path = ECTSUM_MORE / f"{cid}.txt"
+        text = path.read_text(encoding="utf-8")
+        gold = load(REAL_DIR / f"{cid}.json", text)
+        period = gold.call.get("fiscal_period") if mode == "given" else None
+        t0 = time.perf_counter()
+        facts = build(text, period)
+        ident["seconds_max"] = max(ident["seconds_max"], round(time.perf_counter() - t0, 3))
+        verified.add(score(gold, facts, "verified"))
+        every.add(score(gold, facts, "all"))
+        ident["calls"] += 1
+        said = facts.call.period
+        if said is None:
+            ident["period_not_stated"] += 1
+        elif said == gold.call.get("fiscal_period"):
+            ident["period_right"] += 1
+        else:
+            ident["period_wrong"] += 1
+            wrong_periods.append(f"{cid}: {said}")
+        company = (facts.call.company or "").lower()
+        label = str(gold.call.get("company") or "").lower()
+        if company:
+            ident["company_named"] += 1
+            first = re.findall(r"[a-z0-9&]+", label)[:1]
+            ident["company_right"] += bool(first and first[0] in company)
+    ident["wrong_periods"] = wrong_periods
+    return verified, every, ident
+
+
+def _share(a: int, b: int) -> float:
+    return round(a / b, 3) if b else 0.0
+
+
+def real_figures(verified: Score, every: Score) -> dict[str, Any]:
+    return {
+        "verified_rows": verified.rows,
+        "verified_precision": _share(verified.correct, verified.rows),
+        "verified_headline_recall": _share(verified.headlines_found, verified.headlines),
+        "verified_direction_right": _share(verified.direction_right, verified.direction_rows),
+        "verified_period_right": _share(verified.period_right, verified.period_rows),
+        "verified_sign_right": _share(verified.sign_right, verified.sign_rows),
+        "all_rows": every.rows,
+        "all_precision": _share(every.correct, every.rows),
+        "all_headline_recall": _share(every.headlines_found, every.headlines),
+        "headline_items": every.headlines,
+    }
+
+
+def rule_table(total: Score) -> dict[str, Any]:
+    """Each rule's precision on the judged rows of `total` (a wrong row counts against the rule
+    that decided its wrong field), measured alone with MIN_ROWS rows or more, else with its
+    family; verified when the precision it is measured with is at least THRESHOLD."""
+    family_rows: dict[str, int] = {}
+    family_wrong: dict[str, int] = {}
+    for rule, n in total.rule_rows.items():
+        fam = rule.split(".", 1)[0]
+        family_rows[fam] = family_rows.get(fam, 0) + n
+        family_wrong[fam] = family_wrong.get(fam, 0) + total.rule_wrong.get(rule, 0)
+    rules: dict[str, Any] = {}
+    for rule in sorted(total.rule_rows):
+        n, bad = total.rule_rows[rule], total.rule_wrong.get(rule, 0)
+        fam = rule.split(".", 1)[0]
+        alone = n >= MIN_ROWS
+        used_rows = n if alone else family_rows[fam]
+        used_wrong = bad if alone else family_wrong[fam]
+        used = 1 - used_wrong / used_rows if used_rows else 0.0
+        rules[rule] = {
+            "rows": n, "wrong": bad, "precision": round(1 - bad / n, 3) if n else None,
+            "measured_as": "rule" if alone else f"family {fam}",
+            "used_rows": used_rows, "used_precision": round(used, 3),
+            "verified": used >= THRESHOLD,
+        }  # fmt: skip
+    families = {
+        fam: {"rows": family_rows[fam], "precision": round(1 - family_wrong[fam] /
+              family_rows[fam], 3)} for fam in sorted(family_rows)
+    }  # fmt: skip
+    return {"threshold": THRESHOLD, "min_rows": MIN_ROWS, "families": families, "rules": rules}
+
+
+def rules_markdown(table: dict[str, Any], measured_on: str) -> str:
+    lines = [
+        f"Measured on {measured_on}. A rule is verified when the precision it is measured with "
+        f"is at least {table['threshold']}; a rule with fewer than {table['min_rows']} judged "
+        "rows is measured with its family (every rule deciding the same field). A rule that is "
+        "not in the table has not been measured and has not earned it.",
+        "",
+        "| family | judged rows | precision |",
+        "|---|---|---|",
+    ]
+    for fam, f in table["families"].items():
+        lines.append(f"| {fam} | {f['rows']} | {f['precision']:.3f} |")
+    lines += ["", "| rule | judged rows | wrong | precision | measured as | verified |",
+              "|---|---|---|---|---|---|"]  # fmt: skip
+    for name, r in table["rules"].items():
+        prec = "" if r["precision"] is None else f"{r['precision']:.3f}"
+        used = r["measured_as"] if r["measured_as"] == "rule" else (
+            f"{r['measured_as']}: {r['used_precision']:.3f} on {r['used_rows']}")  # fmt: skip
+        lines.append(f"| `{name}` | {r['rows']} | {r['wrong']} | {prec} | {used} | "
+                     f"{'yes' if r['verified'] else '**no**'} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+_START, _END = "<!-- rule table: start -->", "<!-- rule table: end -->"
+
+
+def write_rule_table(table: dict[str, Any], measured_on: str) -> None:
+    """core/facts/rule_precision.json, and the table in docs/results/facts.md between its
+    markers."""
+    TABLE.write_text(json.dumps({**table, "measured_on": measured_on}, indent=1,
+                                sort_keys=True) + "\n", encoding="utf-8")  # fmt: skip
+    doc = RESULTS.read_text(encoding="utf-8")
+    if _START in doc and _END in doc:
+        head, rest = doc.split(_START, 1)
+        tail = rest.split(_END, 1)[1]
+        doc = f"{head}{_START}\n{rules_markdown(table, measured_on)}\n{_END}{tail}"
+        RESULTS.write_text(doc, encoding="utf-8")
+
+
+def rules_main(write: bool, verbose: bool) -> int:
+    split = real_split()
+    if not (ECTSUM_MORE / f"{split['tuning'][0]}.txt").is_file():
+        print(f"skipped: the real calls are not at {ECTSUM_MORE}")
+        return 0
+    _, every, _ = real_scores(split["tuning"], "given")
+    table = rule_table(every)
+    on = (f"the {len(split['tuning'])} tuning calls of tests/fixtures/facts_real/ (all rows, the "
+          "call's period given)")  # fmt: skip
+    print(rules_markdown(table, on))
+    if verbose:
+        for rule, notes in sorted(every.rule_mistakes.items()):
+            for n in notes:
+                print(f"  {rule}: {n}")
+    if write:
+        write_rule_table(table, on)
+        print(f"wrote {TABLE.relative_to(REPO)} and the table in {RESULTS.relative_to(REPO)}")
+    weak = sorted(r for r, v in table["rules"].items() if not v["verified"])
+    emit({"rules": len(table["rules"]), "weak_rules": weak})
+    return 0
+
+
+def explain_main(cid: str, period: str | None) -> int:
+    """Each row of one call with the rule behind each field, and its sentence."""
+    candidates = [ECTSUM / f"{cid}.txt", ECTSUM_MORE / f"{cid}.txt", REVIEW_DIR / f"{cid}.txt",
+                  Path(cid)]  # fmt: skip
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        print(f"error: no call {cid!r} in {ECTSUM}, {ECTSUM_MORE} or {REVIEW_DIR}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    facts = build(path.read_text(encoding="utf-8"), period)
+    c = facts.call
+    print(f"{cid}: {c.company or '(company not stated)'}, "
+          f"{c.period or '(period not stated)'}")  # fmt: skip
+    for note in facts.notes:
+        print(f"  note: {note}")
+    groups = (("verified key figure", facts.key_figures),
+              ("unconfirmed key figure", facts.unconfirmed_key_figures),
+              ("verified guidance", facts.guidance),
+              ("unconfirmed guidance", facts.unconfirmed_guidance))  # fmt: skip
+    for title, rows in groups:
+        for r in rows:
+            direction = getattr(r, "direction", None)
+            what = f"{r.label} {r.text} {r.period}" + (f" {direction}" if direction else "")
+            print(f"\n[{title}] {what}")
+            for fld, rule in r.rules.items():
+                print(f"    {fld:>9}: {rule}")
+            for extra in (getattr(r, "change", None), getattr(r, "prior", None)):
+                if extra is not None:
+                    print(f"    {extra.role} {extra.text}: " + ", ".join(
+                        f"{f}={x}" for f, x in extra.rules.items()))  # fmt: skip
+            if r.weak_rules:
+                print(f"    weak: {'; '.join(r.weak_rules)}")
+            print(f"    sentence: {r.sentence}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.facts", description=__doc__)
     ap.add_argument("--dir", type=Path, default=ECTSUM)
     ap.add_argument("--before", metavar="REF", help="also score the code of this git revision")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="print every wrong row and every missed headline item")  # fmt: skip
+    ap.add_argument(
+        "--rules",
+        action="store_true",
+        help="each rule's precision on the tuning calls (and nothing else)",
+    )
+    ap.add_argument("--write", action="store_true",
+                    help="with --rules: store the table (core/facts/rule_precision.json, "
+                    "docs/results/facts.md)")  # fmt: skip
+    ap.add_argument("--explain", metavar="ID", help="print one call's rows with their rules")
+    ap.add_argument("--period", help="with --explain: the call's period, as a user gives it")
+    ap.add_argument("--tuning-mistakes", action="store_true",
+                    help="print the tuning calls' wrong rows and missed items (never the "
+                    "validation calls': no fix is made from them)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.rules:
+        return rules_main(args.write, args.verbose)
+    if args.explain:
+        return explain_main(args.explain, args.period)
     calls = sorted(p for p in args.dir.glob("*.summary.txt")) if args.dir.is_dir() else []
     if not calls:
         print(f"skipped: no ECTSum calls with gold bullets in {args.dir}")
@@ -215,11 +453,33 @@ def main(argv: list[str] | None = None) -> int:
     def mean(key: str) -> float:
         return round(float(statistics.mean(r[key] for r in rows.values())), 4)
 
+    real: dict[str, Any] = {}
+    split = real_split()
+    if (ECTSUM_MORE / f"{split['tuning'][0]}.txt").is_file():
+        for name, ids in split.items():
+            for mode in ("given", "text"):
+                verified, every, ident = real_scores(ids, mode)
+                found = real_figures(verified, every)
+                real.update({f"{name}_{mode}_{k}": v for k, v in found.items()})
+                if mode == "text":
+                    real.update({f"{name}_identity_{k}": v for k, v in ident.items()})
+                real[f"{name}_{mode}_seconds_max"] = ident["seconds_max"]
+                if name == "tuning" and mode == "given" and args.tuning_mistakes:
+                    for m in every.mistakes:
+                        print(f"  tuning wrong: {m}")
+                    for m in every.missed:
+                        print(f"  tuning missed: {m}")
+    else:
+        print(f"real calls not found at {ECTSUM_MORE}: tuning and validation not scored")
+    verified_14, _ = gold_scores(calls, built, "verified")
+
     emit(
         {
             "calls": len(rows),
             "gold_calls": len(per),
             **gold_figures(total),
+            "verified_row_precision": _share(verified_14.correct, verified_14.rows),
+            "verified_headline_recall": _share(verified_14.headlines_found, verified_14.headlines),
             **before,
             "gold_figure_coverage": round(totals["covered"] / max(1, totals["gold"]), 3),
             "transcript_ceiling": round(totals["ceiling"] / max(1, totals["gold"]), 3),
@@ -235,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
             "lead_gold_recall": mean("lead_recall"),
             "seconds_per_call_mean": mean("seconds"),
             "seconds_per_call_max": max(r["seconds"] for r in rows.values()),
+            **real,
         }
     )
     return 0

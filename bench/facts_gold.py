@@ -200,6 +200,7 @@ def load(path: Path, text: str) -> Gold:
 POINT_IN_TIME = frozenset(
     [
         "cash",
+        "liquidity",
         "debt",
         "leverage",
         "loans",
@@ -230,15 +231,23 @@ class SystemRow:
     role: str
     direction: str | None
     text: str
+    rules: dict[str, str] = field(default_factory=dict)  # field -> the rule that decided it
 
 
-def system_rows(facts: Any) -> list[SystemRow]:
+def system_rows(facts: Any, which: str = "verified") -> list[SystemRow]:
     """The rows of a `CallFacts`: each key figure, the change and comparison stated with it,
-    and each guidance item."""
+    and each guidance item; the verified ones (`which="verified"`: the lists the report presents
+    as verified), or those and the unconfirmed ones (`"all"`)."""
     out: list[SystemRow] = []
-    for k in facts.key_figures:
+    keys = list(facts.key_figures)
+    guid = list(facts.guidance)
+    if which == "all":
+        keys += list(getattr(facts, "unconfirmed_key_figures", []))
+        guid += list(getattr(facts, "unconfirmed_guidance", []))
+    for k in keys:
         out.append(SystemRow("figure", k.start, k.end, k.value, None, k.unit, k.metric, k.basis,
-                             k.segment, k.period, k.role, None, k.text))  # fmt: skip
+                             k.segment, k.period, k.role, None, k.text,
+                             dict(getattr(k, "rules", {}))))  # fmt: skip
         for extra in (k.change, k.prior):
             if extra is None:
                 continue
@@ -248,10 +257,29 @@ def system_rows(facts: Any) -> list[SystemRow]:
             )
             out.append(SystemRow("figure", extra.start, extra.end, extra.value, None, extra.unit,
                                  k.metric, basis, k.segment, period, extra.role, None,
-                                 extra.text))  # fmt: skip
-    for g in facts.guidance:
+                                 extra.text, dict(getattr(extra, "rules", {}))))  # fmt: skip
+    for g in guid:
         out.append(SystemRow("guidance", g.start, g.end, g.low, g.high, g.unit, g.metric, g.basis,
-                             g.segment, g.period, g.role, g.direction, g.text))  # fmt: skip
+                             g.segment, g.period, g.role, g.direction, g.text,
+                             dict(getattr(g, "rules", {}))))  # fmt: skip
+    return out
+
+
+def charged_fields(row: SystemRow, gold: GoldRow | None, wrong: list[str]) -> set[str]:
+    """The fields of the row's rule chain that its wrong fields charge: a wrong sign charges the
+    sign rule, another wrong value, a row no gold entry covers or a wrong metric the metric
+    rule, a result read as guidance (or the reverse) the period rule."""
+    if gold is None:
+        return {"metric"}
+    out: set[str] = set()
+    for w in wrong:
+        if w == "value":
+            sign_only = _same_value(abs(row.value or 0), row.unit, abs(gold.value or 0), gold.unit)
+            out.add("sign" if sign_only else "metric")
+        elif w in ("guidance", "not_guidance"):
+            out.add("period")
+        else:
+            out.add(w)
     return out
 
 
@@ -341,6 +369,10 @@ class Score:
     sign_right: int = 0
     mistakes: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)  # headline items no right row states
+    # each rule: the judged rows it decided a field of, and those where that field was wrong
+    rule_rows: dict[str, int] = field(default_factory=dict)
+    rule_wrong: dict[str, int] = field(default_factory=dict)
+    rule_mistakes: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, other: Score) -> None:
         for name in ("rows", "correct", "unmatched", "headlines", "headlines_found",
@@ -349,11 +381,24 @@ class Score:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for mine, theirs in ((self.field_errors, other.field_errors),
                              (self.periods, other.periods),
-                             (self.directions, other.directions)):  # fmt: skip
+                             (self.directions, other.directions),
+                             (self.rule_rows, other.rule_rows),
+                             (self.rule_wrong, other.rule_wrong)):  # fmt: skip
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
+        for k, ms in other.rule_mistakes.items():
+            self.rule_mistakes.setdefault(k, []).extend(ms)
         self.mistakes += other.mistakes
         self.missed += other.missed
+
+    def charge(self, row: SystemRow, gold: GoldRow | None, wrong: list[str], note: str) -> None:
+        """Tally the row for each rule of its chain, and charge its wrong fields' rules."""
+        charged = charged_fields(row, gold, wrong) if wrong or gold is None else set()
+        for fld, rule in row.rules.items():
+            self.rule_rows[rule] = self.rule_rows.get(rule, 0) + 1
+            if fld in charged:
+                self.rule_wrong[rule] = self.rule_wrong.get(rule, 0) + 1
+                self.rule_mistakes.setdefault(rule, []).append(note)
 
 
 def _candidates(row: SystemRow, gold: Gold) -> list[GoldRow]:
@@ -362,18 +407,20 @@ def _candidates(row: SystemRow, gold: Gold) -> list[GoldRow]:
                                        len(judge(row, g))))  # fmt: skip
 
 
-def score(gold: Gold, facts: Any) -> Score:
-    """Row precision (every field right), headline recall, and the confusions, for one call."""
+def score(gold: Gold, facts: Any, which: str = "verified") -> Score:
+    """Row precision (every field right), headline recall, and the confusions, for one call;
+    the rows `system_rows(facts, which)` gives."""
     sc = Score()
     correct_gold: set[int] = set()
-    for row in system_rows(facts):
+    for row in system_rows(facts, which):
         sc.rows += 1
         found = _candidates(row, gold)
         if not found:
             sc.unmatched += 1
             sc.field_errors["no gold row"] = sc.field_errors.get("no gold row", 0) + 1
-            sc.mistakes.append(f"{gold.id}: {row.text!r} {row.metric}/{row.period}/{row.role}: "
-                               "no gold row")  # fmt: skip
+            note = f"{gold.id}: {row.text!r} {row.metric}/{row.period}/{row.role}: no gold row"
+            sc.mistakes.append(note)
+            sc.charge(row, None, [], note)
             continue
         g = found[0]
         wrong = judge(row, g)
@@ -392,15 +439,18 @@ def score(gold: Gold, facts: Any) -> Score:
             sc.periods[key] = sc.periods.get(key, 0) + 1
         for w in wrong:
             sc.field_errors[w] = sc.field_errors.get(w, 0) + 1
+        note = ""
         if not wrong:
             sc.correct += 1
             correct_gold.add(id(g))
         else:
-            sc.mistakes.append(
+            note = (
                 f"{gold.id}: {row.text!r} {row.metric}/{row.basis}/{row.segment}/{row.period}/"
                 f"{row.role}/{row.direction} vs gold {g.metric}/{g.basis}/{g.segment}/{g.period}/"
                 f"{g.role}/{g.direction}: {', '.join(wrong)} | {g.quote[:120]}"
             )
+            sc.mistakes.append(note)
+        sc.charge(row, g, wrong, note)
     found_items = {_item(g) for g in gold.rows if id(g) in correct_gold}
     items = {_item(g): g for g in gold.rows if g.kind == "guidance"}
     for g in gold.rows:

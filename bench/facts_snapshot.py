@@ -54,7 +54,13 @@ def rows_of(facts: Any) -> dict[str, Any]:
         return None if x is None else round(float(x), 6)
 
     key = []
-    for k in facts.key_figures:
+    keys = [(k, True) for k in facts.key_figures] + [
+        (k, False) for k in getattr(facts, "unconfirmed_key_figures", [])
+    ]
+    guids = [(g, True) for g in facts.guidance] + [
+        (g, False) for g in getattr(facts, "unconfirmed_guidance", [])
+    ]
+    for k, verified in keys:
         key.append(
             {
                 "at": k.start, "text": k.text, "metric": k.metric, "basis": k.basis,
@@ -62,24 +68,24 @@ def rows_of(facts: Any) -> dict[str, Any]:
                 "change": None if k.change is None else [k.change.text, num(k.change.value)],
                 "prior": None if k.prior is None else [k.prior.text, num(k.prior.value),
                                                        k.prior.period],
-                "rules": dict(getattr(k, "rules", {})), "verified": getattr(k, "verified", True),
+                "rules": dict(getattr(k, "rules", {})), "verified": verified,
             }
         )  # fmt: skip
     guid = []
-    for g in facts.guidance:
+    for g, verified in guids:
         guid.append(
             {
                 "at": g.start, "text": g.text, "metric": g.metric, "basis": g.basis,
                 "segment": g.segment, "period": g.period, "role": g.role, "low": num(g.low),
                 "high": num(g.high), "direction": g.direction,
                 "rules": dict(getattr(g, "rules", {})),
-                "verified": getattr(g, "verified", True),
+                "verified": verified,
             }
         )  # fmt: skip
     return {
         "call": facts.call.model_dump(mode="json"),
-        "key_figures": key,
-        "guidance": guid,
+        "key_figures": sorted(key, key=lambda r: (r["at"], r["text"])),
+        "guidance": sorted(guid, key=lambda r: (r["at"], r["text"])),
     }
 
 

@@ -37,6 +37,13 @@ def ectsum() -> Path:
 
 
 @pytest.fixture
+def all_rules_verified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every attribution rule counts as verified (core/facts/rule_precision.json aside): for
+    tests of what the rules read, not of which rows have earned "verified" (their own tests)."""
+    monkeypatch.setattr("core.facts.figures.weak_rules", lambda chains: [])
+
+
+@pytest.fixture
 def sample_text() -> str:
     return SAMPLE.read_text(encoding="utf-8")
 

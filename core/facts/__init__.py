@@ -44,15 +44,22 @@ def call_facts(
     sents = sentences(transcript)
     given = call or CallInfo()
     identity = identify(sents, company=given.company, ticker=given.ticker, period=given.period)
-    figures = key_figures(sents, identity)
-    outlook = guidance(sents, identity)
+    figures, unconfirmed_figures = key_figures(sents, identity)
+    outlook, unconfirmed_outlook = guidance(sents, identity)
     questions = qa_questions(transcript)
     notes = list(identity.notes)
     if not figures:
         notes.append("key figures: no figure the call states could be attributed to a metric "
-                     "and period (rows that cannot be attributed are left out)")  # fmt: skip
+                     "and period by rules that have earned it (rows that cannot be attributed "
+                     "are left out)")  # fmt: skip
     if not outlook:
-        notes.append("guidance: no forward-looking figure or range bound to a future period")
+        notes.append("guidance: no forward-looking figure or range bound to a future period "
+                     "by rules that have earned it")  # fmt: skip
+    if unconfirmed_figures or unconfirmed_outlook:
+        notes.append(f"unconfirmed: {len(unconfirmed_figures)} key figures and "
+                     f"{len(unconfirmed_outlook)} guidance rows were read by code with a rule "
+                     "whose measured precision is below the threshold; they are listed apart, "
+                     "not as verified figures")  # fmt: skip
     if not any(t.speaker for t in transcript.turns):
         notes.append("speakers: the transcript has no speaker labels, so tone is for the whole "
                      "call and there are no Q&A themes")  # fmt: skip
@@ -68,6 +75,8 @@ def call_facts(
         ),  # fmt: skip
         key_figures=figures,
         guidance=outlook,
+        unconfirmed_key_figures=unconfirmed_figures,
+        unconfirmed_guidance=unconfirmed_outlook,
         tone=tone_of(transcript, sents),
         qa_themes=themes(questions, question_vectors, background=[s.text for s in sents])
         if questions

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from core.facts.lexicon import metric_matches
 from core.facts.outlook import PAST
 from core.facts.periods import Period, mentions, parse_label
-from core.facts.sentences import Sentence
+from core.facts.sentences import Sentence, figures_in
 
 _RESULTS_WORDS = re.compile(
     r"\b(?:results?|earnings|call|conference|performance|report(?:ed|ing)?|delivered|"
@@ -231,76 +231,107 @@ def _quarters(sents: Sequence[Sentence]) -> Counter[int]:
     return quarters
 
 
-_QUARTER_END = re.compile(
-    r"\b(?:quarter|period|year)\b[^.]{0,30}\bended(?: on)?\s+(?:"
-    + "|".join(_MONTHS)
-    + r")\s+\d{1,2}(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d{2})",
+_HORIZON = re.compile(
+    r"\b(?:by|through|until|till|into|beyond|before|payable in|paid in|due in)\s+(?:the\s+)?"
+    r"(?:end of\s+(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$",
+    re.IGNORECASE,
+)
+_FULL_YEAR_WORDS = re.compile(r"\b(?:full[- ]year|fiscal(?: year)?|for the year|year[- ]end)\s*$",
+                              re.IGNORECASE)  # fmt: skip
+_FILING = re.compile(r"\b(?:form\s+10-?[kq]|10-?[kq]|annual report|proxy|filing|filed)\b", re.I)
+
+
+_COMPARED_IN_CLAUSE = re.compile(
+    r"\b(?:compar\w*|versus|vs\.?|year[- ]ago|prior[- ]year|last year|below|above|greater than|"
+    r"less than|higher than|lower than|better than|worse than|in line with|since|relative to|"
+    r"over the|from the|against|pre-pandemic|pre-covid|two years ago)\b",
+    re.IGNORECASE,
+)
+_REPORTED = re.compile(
+    r"\b(?:results?|report(?:ed|ing)?|deliver(?:ed)?|earnings|performance|posted|generated|"
+    r"achieved)\b",
+    re.IGNORECASE,
+)
+# "35% of second-quarter 2019 levels", "off a 2020 base": a period as a yardstick
+_YARDSTICK_AFTER = re.compile(r"\s*(?:levels?|base|baseline|peak|comparisons?)\b", re.I)
+# "To level set, Q3 2020 SG&A of $65 million was abnormally low": an earlier period as a base
+_YARDSTICK_SENTENCE = re.compile(
+    r"\blevel[- ]set\b|\b(?:abnormally|unusually|exceptionally) (?:low|high|strong|weak)\b|"
+    r"\b(?:tough|tougher|easy|easier|difficult) (?:comps?|comparisons?)\b",
     re.IGNORECASE,
 )
 
 
-def _year_votes(sents: Sequence[Sentence], n: int | None) -> Counter[int]:
-    """Evidence for the fiscal year of the call's quarter `n` (None: a full-year call). The
-    call's quarter named with its year wins outright (the latest, since a results sentence
-    never names a later year's quarter); else: a sentence naming the quarter and one fiscal
-    year; fiscal years stated in past-tense results sentences; an earlier quarter of the same
-    year; the date the quarter ended; the year the outlook names (the current one on a Q1-Q3
-    call, the next on Q4). Comparisons ("compared to fiscal '20"), calendar quarters and far
-    targets ("net zero by FY '45") are no evidence."""
-    votes: Counter[int] = Counter()
+def _stated_year(sents: Sequence[Sentence], n: int | None) -> int | None:
+    """The fiscal year of the call's quarter `n` (None: a full-year call), only from words that
+    state the reported period: a results sentence naming the quarter with its year ("we
+    reported third quarter 2021 FFO per share of $0.57"; the latest, since a results sentence
+    never names a later year's same quarter), one naming the quarter and one fiscal year
+    ("fiscal '22 is off to a strong start with the first quarter"), or, on a fourth-quarter or
+    full-year call, one reporting the full year ("Fiscal '22 was another record year", "our
+    full-year 2020 results"). A comparison ("31% below the second quarter of 2019"), a horizon
+    ("through the second quarter of 2026"), a plan or outlook, a filing ("our 2020 annual
+    report on Form 10-K"), a calendar quarter or a date state nothing about the call: with only
+    those, the year is not stated (None)."""
     bound: set[int] = set()
-    earlier: set[int] = set()
-    outlook: Counter[int] = Counter()
-    for s in sents:
-        forward = bool(_FORWARD.search(s.text))
+    full_year: Counter[int] = Counter()
+    paired: set[int] = set()
+    for i, s in enumerate(sents):
+        if _FORWARD.search(s.text) or _FILING.search(s.text):
+            continue
         past = bool(PAST.search(s.text))
-        years_here: set[int] = set()
-        quarter_here = False
+        quarters_here: list[int] = []  # where the call's quarter is named without a year
+        years_here: dict[int, int] = {}  # fiscal year -> where
         for m in mentions(s.text):
             p = m.period
+            if p is None:
+                continue
             before = s.text[max(0, m.start - 40) : m.start]
             clause = s.text[s.text.rfind(";", 0, m.start) + 1 : m.start]
-            if re.search(r"\bcalendar\b", before[-25:] + m.text, re.I):
+            after = s.text[m.end : m.end + 12]
+            if (
+                re.search(r"\bcalendar\b", before[-25:] + m.text, re.I)
+                or _HORIZON.search(before)
+                or _COMPARED.search(before)
+                or _COMPARED_IN_CLAUSE.search(clause)
+                or _YARDSTICK_AFTER.match(after)
+            ):
                 continue
-            if p is not None and p.kind == "Q" and p.n == n and not forward:
-                quarter_here = quarter_here or not _COMPARED.search(before)
-            if p is None or p.year is None:
+            if p.kind == "Q" and p.n == n and p.year is None:
+                quarters_here.append(m.start)
+            if p.year is None:
                 continue
-            if re.search(r"\b(?:by|through|until|till|into|beyond|before|payable in|paid in|due "
-                         r"in)\s+(?:the\s+)?(?:end of\s+"
-                         r"(?:the\s+)?)?(?:fiscal\s+|fy\s*)?$", before, re.I):  # fmt: skip
-                continue  # a horizon, not a period reported: "sold out through the second
-                # quarter of 2026" on a third-quarter 2025 call
-            compared = bool(_COMPARED.search(before)) or bool(re.search(
-                r"\b(?:compared (?:to|with)|versus|vs\.?|year[- ]ago|prior[- ]year|last year)\b",
-                clause, re.I))  # fmt: skip
-            if forward:
-                if p.kind == "FY" and not compared:
-                    outlook[p.year] += 1
-                continue
-            if p.kind == "Q" and n is not None and p.n < n:
-                votes[p.year] += 1  # an earlier quarter, even compared with: the same year
-                earlier.add(p.year)
-                continue
-            if compared:
-                continue
-            if p.kind == "Q" and p.n == n:
+            if (
+                p.kind == "Q"
+                and p.n == n
+                and (i < 10 or _REPORTED.search(s.text) or past or figures_in(s.text))
+                and not _YARDSTICK_SENTENCE.search(s.text)
+            ):  # "Free cash flow was $79.2 million in the third quarter of fiscal 2021"
                 bound.add(p.year)
             elif p.kind == "FY":
-                years_here.add(p.year)
-                if past:
-                    votes[p.year] += 2 if "fiscal" in (before + m.text).lower() else 1
-        if quarter_here and len(years_here) == 1:
-            votes[next(iter(years_here))] += 3
-        for d in _QUARTER_END.finditer(s.text):
-            votes[int(d.group("y"))] += 1
-    if bound:  # the latest: a call's results never name a later year's same quarter
-        return Counter({max(bound | earlier): 100})
-    if outlook:  # the year the outlook names most (the earliest on a tie)
-        top = max(outlook.values())
-        first = min(y for y, c in outlook.items() if c == top)
-        votes[first - 1 if n in (4, None) else first] += 2
-    return votes
+                years_here[p.year] = m.start
+                if n in (4, None) and (
+                    (past and (_FULL_YEAR_WORDS.search(before) or "fiscal" in m.text.lower()))
+                    or re.match(r"\s+results\b", after, re.I)
+                ):
+                    full_year[p.year] += 1
+        # "fiscal '22 is off to a strong start with the first quarter": the quarter and one
+        # fiscal year in one clause (not "At the end of 2020, we announced ..., and during the
+        # second quarter, we purchased ...")
+        if len(years_here) == 1 and any(
+            not re.search(r"[,;]", s.text[min(q, at) : max(q, at)])
+            for q in quarters_here
+            for at in years_here.values()
+        ):
+            paired |= set(years_here)
+    if bound:
+        return max(bound)
+    top = full_year.most_common(2)
+    if top and (len(top) == 1 or top[0][1] > top[1][1]):
+        return top[0][0]  # the full year a fourth-quarter call reports most
+    if len(paired) == 1:
+        return next(iter(paired))
+    return None
 
 
 _OPENING = re.compile(
@@ -331,19 +362,16 @@ def _opening_period(sents: Sequence[Sentence]) -> Period | None:
 
 
 def call_period(sents: Sequence[Sentence]) -> Period | None:
-    """The fiscal period the call reports: the quarter its results sentences name most, and
-    the year the evidence points to (see `_year_votes`); a full-year call when it names no
-    quarter but its full-year results."""
+    """The fiscal period the call reports: the quarter its operator's welcome names, else the
+    quarter its results sentences name most, with the year the words state (see `_stated_year`:
+    None when no words state it); a full-year call when it names no quarter but its full-year
+    results."""
     opening = _opening_period(sents)
     if opening is not None:
         return opening
     quarters = _quarters(sents)
     n = quarters.most_common(1)[0][0] if quarters else None
-    votes = _year_votes(sents, n)
-    year = None
-    if votes:
-        top = max(votes.values())
-        year = max(y for y, c in votes.items() if c == top)
+    year = _stated_year(sents, n)
     if n is None:
         full_year = any(
             re.search(

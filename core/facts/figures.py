@@ -26,6 +26,7 @@ from core.facts.outlook import PAST, PAST_EXPECTATION, is_forward
 from core.facts.periods import Period, mentions, resolve
 from core.facts.sentences import Sentence, figures_in, is_management, is_qa
 from core.facts.units import WORDED, with_volume_unit, worded_bounds
+from core.facts.verify import weak_rules
 from core.grounding import Figure
 
 MAX_KEY_FIGURES = 20
@@ -221,9 +222,13 @@ def _comparison_words(change: StatedFigure | None, prior: StatedFigure | None) -
     return ", ".join(parts) or None
 
 
-def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure]:
+def key_figures(
+    sents: Sequence[Sentence], call: CallIdentity
+) -> tuple[list[KeyFigure], list[KeyFigure]]:
     """Headline figures: company-wide results first, ranked by metric, at most 20 (six of them
-    segments); one row per metric, basis, segment and period."""
+    segments); one row per metric, basis, segment and period. Two lists: the verified rows
+    (every rule that decided them has earned it: core.facts.verify) and the unconfirmed ones
+    (each names its `weak_rules`), selected apart so one never crowds out the other."""
     rows: list[KeyFigure] = []
     bases: list[str | None] = []
     context = Context()
@@ -282,9 +287,16 @@ def key_figures(sents: Sequence[Sentence], call: CallIdentity) -> list[KeyFigure
                     start=s.start + primary.fig.start,
                     end=s.start + primary.fig.start + len(shown),
                     sentence=s.text, salience=round(score, 3), rules=primary.chain,
+                    weak_rules=weak_rules([primary.chain] + [x.rules for x in (changed, priored)
+                                                             if x is not None]),
                 )
             )  # fmt: skip
-    return _select(rows, bases)
+    return (
+        _select([r for r in rows if not r.weak_rules], [b for r, b in zip(rows, bases,
+                strict=True) if not r.weak_rules]),
+        _select([r for r in rows if r.weak_rules], [b for r, b in zip(rows, bases, strict=True)
+                                                    if r.weak_rules]),
+    )  # fmt: skip
 
 
 # what a change is measured against: "over the previous quarter" / "year-over-year"
@@ -414,9 +426,7 @@ def _direction(sentence: str, item: Attributed | None = None) -> Direction | Non
     return _direction_named(sentence, item)[0]
 
 
-def _direction_named(
-    sentence: str, item: Attributed | None = None
-) -> tuple[Direction | None, str]:
+def _direction_named(sentence: str, item: Attributed | None = None) -> tuple[Direction | None, str]:
     """`_direction`, and the rule that gave it."""
     if item is not None:
         end = item.fig.start + len(item.fig.text)
@@ -662,10 +672,12 @@ def _plans_the_year(text: str, call: CallIdentity) -> bool:
     return Period("FY", 0, c.year) in years
 
 
-def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem]:
+def guidance(
+    sents: Sequence[Sentence], call: CallIdentity
+) -> tuple[list[GuidanceItem], list[GuidanceItem]]:
     """Forward-looking figures and ranges bound to a metric and a future period, management's:
     the ones that weigh most (headline metrics, company-wide, a stated direction), in the order
-    the call states them."""
+    the call states them. Two lists, as `key_figures`: verified and unconfirmed."""
     scored: list[tuple[float, GuidanceItem]] = []
     context = Context()
     speaker: str | None = None
@@ -840,6 +852,15 @@ def guidance(sents: Sequence[Sentence], call: CallIdentity) -> list[GuidanceItem
             scored.append((weight, item))
         recent = (recent + [s])[-8:]
     scored = [(w, _basis_stated_elsewhere(g, scored, sents)) for w, g in scored]
+    scored = [(w, g.model_copy(update={"weak_rules": weak_rules([g.rules])})) for w, g in scored]
+    return (
+        _best([(w, g) for w, g in scored if not g.weak_rules]),
+        _best([(w, g) for w, g in scored if g.weak_rules]),
+    )
+
+
+def _best(scored: Sequence[tuple[float, GuidanceItem]]) -> list[GuidanceItem]:
+    """At most MAX_GUIDANCE, the weightiest, one per item, in the order the call states them."""
     best = sorted(scored, key=lambda x: (-x[0], x[1].start))
     kept: list[GuidanceItem] = []
     seen: set[tuple[object, ...]] = set()

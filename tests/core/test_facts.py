@@ -16,6 +16,10 @@ from core.facts.periods import Period, mentions, parse_label, resolve
 from core.transcript import parse_transcript
 from tests.calls import CALL
 
+# these tests judge what the rules read; which rows have earned "verified" is tested in
+# tests/core/test_facts_verified.py
+pytestmark = pytest.mark.usefixtures("all_rules_verified")
+
 
 def _rows(text: str, **call: str) -> list[KeyFigure]:
     return call_facts(parse_transcript(text), call=CallInfo(**call) if call else None).key_figures
@@ -1618,11 +1622,20 @@ def test_ectsum_measures_on_known_cases() -> None:
 
 
 def test_ectsum_call_figures(ectsum: Path) -> None:
+    """CFR's prepared remarks name the third quarter but never with its year (only "compared to
+    ... the second quarter of 2019" and the outlook "for full year 2019"): the period is not
+    stated, and rows keep only the periods their own words give; with the user's period, the
+    quarter's figures are dated."""
     t = parse_transcript((ectsum / "CFR_q3_2019.txt").read_text())
     facts = call_facts(t)
-    assert facts.call.period == "Q3 2019"
-    assert all(t.text[k.start : k.end] == k.text for k in facts.key_figures)
-    assert all(k.period for k in facts.key_figures)
+    assert facts.call.period is None
+    assert any("but not its year" in n for n in facts.notes)
+    assert all(k.period for k in facts.key_figures + facts.unconfirmed_key_figures)
+    given = call_facts(t, call=CallInfo(period="Q3 2019"))
+    assert given.call.period == "Q3 2019"
+    rows = given.key_figures + given.unconfirmed_key_figures
+    assert all(t.text[k.start : k.end] == k.text for k in rows)
+    assert {k.period for k in rows} >= {"Q3 2019"}
 
 
 def test_a_run_of_numbers_is_cut_into_pieces_and_gives_no_figures() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from core.contract import (
     CallFacts,
     CallIdentityFacts,
@@ -20,6 +22,10 @@ from core.facts import call_facts, facts_block, facts_markdown
 from core.facts.text import BLOCK_RULE, excerpt, highlights
 from core.grounding import extract_figures
 from core.transcript import parse_transcript
+
+# these tests judge what the rules read; which rows have earned "verified" is tested in
+# tests/core/test_facts_verified.py
+pytestmark = pytest.mark.usefixtures("all_rules_verified")
 
 REVENUE = "Third quarter 2021 revenue was $1.54 billion, up 10.7% from a year ago."
 EPS = "Adjusted EPS was $1.31, compared with $1.12 in the third quarter of 2020."
