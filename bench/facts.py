@@ -163,26 +163,30 @@ def real_split() -> dict[str, list[str]]:
     return {"tuning": split["tuning"], "validation": split["validation"]}
 
 
-def build(text: str, period: str | None = None) -> CallFacts:
-    """The call facts of a transcript, as the product builds them (a user's period wins)."""
-    given = CallInfo(period=period) if period else None
+def build(text: str, period: str | None = None, company: str | None = None) -> CallFacts:
+    """The call facts of a transcript, as the product builds them (a user's company and period
+    win)."""
+    given = CallInfo(period=period, company=company) if period or company else None
     return call_facts(parse_transcript(text), call=given)
 
 
 def real_scores(ids: list[str], mode: str) -> tuple[Score, Score, dict[str, Any]]:
     """(verified rows' score, all rows' score, identity) over real calls; `mode` "given" passes
-    each call's labelled period as a user's, "text" reads everything from the text."""
+    each call's labelled company and period as a user's (`--company`, `--period`, an eval
+    manifest), "text" reads everything from the text."""
     verified, every = Score(), Score()
-    ident: dict[str, Any] = {"calls": 0, "period_right": 0, "period_wrong": 0, "period_not_stated": 0,
-             "company_named": 0, "company_right": 0, "seconds_max": 0.0}  # fmt: skip
+    ident: dict[str, Any] = {"calls": 0, "period_right": 0, "period_wrong": 0,
+                             "period_not_stated": 0, "company_named": 0, "company_right": 0,
+                             "seconds_max": 0.0}  # fmt: skip
     wrong_periods: list[str] = []
     for cid in ids:
         path = ECTSUM_MORE / f"{cid}.txt"
         text = path.read_text(encoding="utf-8")
         gold = load(REAL_DIR / f"{cid}.json", text)
         period = gold.call.get("fiscal_period") if mode == "given" else None
+        company = gold.call.get("company") if mode == "given" else None
         t0 = time.perf_counter()
-        facts = build(text, period)
+        facts = build(text, period, company)
         ident["seconds_max"] = max(ident["seconds_max"], round(time.perf_counter() - t0, 3))
         verified.add(score(gold, facts, "verified"))
         every.add(score(gold, facts, "all"))

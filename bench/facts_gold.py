@@ -306,6 +306,17 @@ def _segment_words(seg: str | None) -> set[str]:
                     "brands", "brand"}  # fmt: skip
 
 
+def _acronym_of(short: str | None, long: str | None) -> bool:
+    """ "MC" for "Machine Clothing", "M&CS" for "Measurement & Control Solutions", "AEC" for
+    "(Albany) Engineered Composites": a part named by its initials."""
+    letters = "".join(ch for ch in (short or "") if ch.isalpha())
+    if not (2 <= len(letters) <= 6 and letters.isupper()):
+        return False
+    initials = "".join(w[0] for w in re.findall(r"[A-Za-z][\w'’-]*", long or "")
+                       if w[0].isupper())  # fmt: skip
+    return len(initials) >= 2 and (letters == initials or letters.endswith(initials))
+
+
 def _same_period(gold: GoldRow, sys_period: str | None) -> bool:
     if gold.period == sys_period:
         return True
@@ -340,7 +351,8 @@ def judge(row: SystemRow, gold: GoldRow) -> list[str]:
     rs, gs = _segment_words(row.segment), _segment_words(gold.segment)
     joined = "".join(sorted(rs)), "".join(sorted(gs))
     same = bool(rs & gs) or ("".join(rs) in "".join(gs) or "".join(gs) in "".join(rs))
-    if bool(rs) != bool(gs) or (rs and not same and joined[0] != joined[1]):
+    alias = _acronym_of(row.segment, gold.segment) or _acronym_of(gold.segment, row.segment)
+    if bool(rs) != bool(gs) or (rs and not same and joined[0] != joined[1] and not alias):
         wrong.append("segment")
     if not _same_period(gold, row.period):
         wrong.append("period")

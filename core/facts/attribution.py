@@ -44,6 +44,7 @@ from core.facts.segments import (
     SEGMENT_CALLED,
     SEGMENT_NAMED,
     SEGMENT_OPENER,
+    SEGMENT_OPENER_WORDS,
     SEGMENT_SUBJECT,
     TOPIC,
     TRANSITION,
@@ -81,8 +82,9 @@ def attribute(
     in `left_out`, by the figure's start, when given). Updates `context` (the segment under
     discussion) for the next sentence."""
     company_words = frozenset(w.lower().rstrip("'’s") for w in (call.company or "").split())
-    opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_NAMED.search(sentence)
-              or SEGMENT_SUBJECT.search(sentence) or SEGMENT_CALLED.match(sentence))  # fmt: skip
+    opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_OPENER_WORDS.match(sentence)
+              or SEGMENT_NAMED.search(sentence) or SEGMENT_SUBJECT.search(sentence)
+              or SEGMENT_CALLED.match(sentence))  # fmt: skip
     opener_seg = None
     if opener is not None and not NOT_SEGMENT.match(opener.group("seg")):
         seg = opener.group("seg").strip()
@@ -186,7 +188,7 @@ def attribute(
             sentence=sentence, fig=fig, i=i, figs=figs, metrics=metrics,
             period_words=period_words, ca=ca, cb=cb, last=last, prev=prev, call=call,
             company_words=company_words, opener_seg=own_seg, context=context, forward=fw,
-            geo=geo, paired=paired,
+            geo=geo, paired=paired, earlier=tuple(out),
         )  # fmt: skip
         got = bind(clause, left_out)
         if got is not None and fw:

@@ -18,7 +18,7 @@ from core.facts.clause import UNNAMED_SEGMENT, Attributed, Clause, Context
 from core.facts.lexicon import METRIC_BY_NAME, Metric, MetricMatch, metric_matches
 from core.facts.outlook import PAST
 from core.facts.periods import Mention, Period, mentions, resolve
-from core.facts.segments import NOT_SEGMENT, SEGMENT_AFTER, np_segment, segment_after
+from core.facts.segments import GEO, NOT_SEGMENT, SEGMENT_AFTER, np_segment, segment_after
 from core.facts.units import fits, is_flat, with_volume_unit
 from core.facts.words import CONNECT, FORWARD_CONNECT, OBJECT_VERBS, PART_WORDS
 from core.grounding import Figure
@@ -121,8 +121,12 @@ _LOSS = re.compile(
 _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?share\b", re.I)
 _ADJUSTED = re.compile(
     r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|ffo|"
-    r"margin|gross|free cash|tax rate))|normalized|underlying|pro forma|"
-    r"excluding (?:[\w-]+ ){0,2}items|ex-items|before (?:special|notable) items)\b",
+    r"margin|gross|free cash|tax rate|revenues?|basis))|normalized|underlying|pro forma|"
+    r"excluding (?:[\w-]+ ){0,2}items|ex-items|before (?:special|notable) items|"
+    # "Adjusting for nonrecurring transaction costs, the effective tax rate was 24.7%" (not for
+    # currency: a constant-currency figure)
+    r"(?:adjusting|if we adjust|after adjusting) for(?!\s+(?:[\w$ ]{0,50}\s+)?(?:currency|"
+    r"currencies|fx|foreign exchange)))\b",
     re.IGNORECASE,
 )
 ADJUSTED_WORDS = _ADJUSTED  # for the outlook's basis (figures.py)
@@ -130,11 +134,21 @@ _GAAP = re.compile(r"(?<!non-)(?<!non )\b(?:gaap|as reported|on an? reported bas
 GAAP_WORDS = _GAAP
 _BASIS_OPENING = re.compile(
     r"^(?:On|Excluding [\w\s-]{3,40}?,?\s+on)\s+an?\s+(?P<b>adjusted|non-gaap|normalized|core|gaap|"
-    r"reported|organic|constant[- ]currency|comparable)\s+basis\s*,",
+    r"reported|organic|constant[- ]currency|comparable|underlying|currency[- ]neutral|"
+    r"fx[- ]neutral)\s+basis\s*,|"
+    # "Adjusting for currency translation effects, net sales declined by 13.6%", "If we adjust
+    # for the sales, PPP and line draws, average loans were up 1%", "Excluding FX, ..."
+    r"^(?:(?:After\s+)?[Aa]djusting|If we adjust|Excluding)\s+(?:for\s+)?[^,]{2,90},",
     re.IGNORECASE,
 )
 _ORGANIC = re.compile(r"\borganic(?:ally)?\b", re.IGNORECASE)
-_CC = re.compile(r"\b(?:constant[- ]currency|fx[- ]neutral|currency[- ]neutral)\b", re.I)
+_CC = re.compile(
+    r"\b(?:constant[- ]currency|fx[- ]neutral|currency[- ]neutral|operationally|operational "
+    r"(?:basis|revenue growth|sales growth|growth)|(?:excluding|ex-|adjusting "
+    r"for|adjusted for|after adjusting for)\s+(?:the\s+)?(?:(?:impact|effects?) of\s+)?"
+    r"(?:[\w$ ]{0,50}\s+)?(?:fx|foreign exchange|foreign currency|currency|currencies))\b",
+    re.I,
+)
 
 
 def _words(text: str) -> list[str]:
@@ -306,17 +320,25 @@ def basis_of(text: str, metric: Metric, role: str, call: CallIdentity) -> tuple[
     non-GAAP list)."""
     if metric.name == "ffo" and re.search(r"\bnareit\b", text, re.I):
         return None, "basis.nareit"  # the standard definition, not a REIT's own "core FFO"
-    adjusted = [m.start() for m in _ADJUSTED.finditer(text)]
+    adjusted = [m for m in _ADJUSTED.finditer(text)]
     gaap = [m.start() for m in _GAAP.finditer(text)] + [
         m.start() for m in _REPORTED_ADJ.finditer(text)]  # fmt: skip
-    if adjusted or gaap:
-        return (
-            ("adjusted", "basis.adjusted_words")
-            if max(adjusted, default=-1) > max(gaap, default=-1)
-            else ("gaap", "basis.gaap_words")
-        )
     sales_like = metric.properties.basis_class == "sales"
-    if role == "change" and _CC.search(text):
+    cc = [m.start() for m in _CC.finditer(text)]
+    last_adjusted = max((m.start() for m in adjusted), default=-1)
+    if cc and max(cc) > max(last_adjusted, max(gaap, default=-1)):
+        # "growing by 9% as reported and by 7% in constant currency": the nearer word (a
+        # level so qualified too: "$89 million, excluding FX")
+        return "constant_currency", "basis.constant_currency_words"
+    if adjusted or gaap:
+        if last_adjusted > max(gaap, default=-1):
+            words = {m.group(0).lower() for m in adjusted}
+            if sales_like and role == "change" and words == {"underlying"}:
+                # "underlying revenue growth was 10%": growth without acquisitions and currency
+                return "organic", "basis.underlying_growth"
+            return "adjusted", "basis.adjusted_words"
+        return "gaap", "basis.gaap_words"
+    if cc:
         return "constant_currency", "basis.constant_currency_words"
     if role == "change" and sales_like and _ORGANIC.search(text):
         return "organic", "basis.organic_words"
@@ -385,7 +407,8 @@ _SEG_NEXT = re.compile(rf",\s+(?:and\s+)?(?P<seg>{_SEG_NAME})\s+(?:approximately
 
 # "for fiscal 2021 excluding discrete items", "on an adjusted basis": a basis after the figure
 _QUALIFIER_AFTER = re.compile(
-    r"^\s*,?\s*(?:(?:for|in) (?:fiscal |the )?[\w' ]{2,20}?\s+)?(?:on an? [\w-]+(?: [\w-]+)? "
+    r"^\s*,?\s*(?:(?:for|in) (?:fiscal |the )?[\w' ]{2,20}?\s+|(?:year[- ]over[- ]year|"
+    r"sequentially|organically)\s+)?(?:on an? [\w-]+(?: [\w-]+)? "
     r"basis|in constant currency|organically|excluding [^,.;]{3,40})",
     re.IGNORECASE,
 )
@@ -415,7 +438,8 @@ _BOUGHT_BACK = re.compile(
 # a change verb before its metric: "reducing debt by", "to grow revenue by"
 _VERB_BEFORE = re.compile(
     rf"\b({_CHANGE_UP}|{_CHANGE_DOWN}|reduc(?:e|es|ing)|cut(?:ting)?|pay(?:ing)? down|"
-    r"lower(?:ing)?|rais(?:e|ing)|boost(?:ing)?)\s+(?:our |the |its |total |net )?$",
+    r"lower(?:ing)?|rais(?:e|ing)|boost(?:ing)?)\s+(?:our |the |its |total |net )?"
+    r"(?:(?:adjusted|non-gaap|gaap|core|diluted|organic) )*$",
     re.IGNORECASE,
 )
 _CAUSE_BEFORE = re.compile(
@@ -472,12 +496,6 @@ _PART_THAT_DROVE = re.compile(
 
 
 _EXCLUDING = re.compile(r"\b(?:excluding|ex-(?!dividend))(?!\s+(?:[\w-]+\s+){0,2}items\b)", re.I)
-_WITH_MORE_THAN = re.compile(
-    r"\b(?:customers|clients|accounts|users|members)\s+(?:with|having|that have|generating|"
-    r"contributing)\s+(?:more than|over|at least|greater than|above|in excess of)\s+\$?[\d,.]+"
-    r"\s*(?:[kmb]\b|thousand|million|billion)?\s+(?:in|of)\s+(?:annual(?:ized)? )?$",
-    re.IGNORECASE,
-)
 _SAME_SUBJECT_AHEAD = re.compile(
     r"\s*(?:and\s+)?we\s+(?:now\s+)?(?:expect|anticipate|see|plan for|project)\s+(?:approximately "
     r"|about |roughly |around |nearly )?",
@@ -865,6 +883,11 @@ def m_metric_before(c: Clause) -> Bound | None:
     if not (before and _gap_ok(c.sentence[before[-1].end : c.fig.start], c.forward)):
         return None
     found = before[-1]
+    if c.i > 0 and re.fullmatch(
+        r"\s+(?:in|of)\s+(?:[\w-]+\s+)?", c.sentence[c.prev_fig_end : found.start]
+    ):  # "$1.2 billion to $1.4 billion in cash from operations and $900 million in free cash
+        # flow": the metric named after the figure before is that figure's
+        return None
     if (
         len(before) > 1
         and before[-2].metric.level == "rate"
@@ -1195,6 +1218,74 @@ def g_flows_organic(c: Clause, b: Bound) -> bool:
     )
 
 
+def g_multi_year_rate(c: Clause, b: Bound) -> bool:
+    """ "a compound growth rate of 14%", "a 12% CAGR": a rate over several years, for no single
+    period."""
+    return bool(re.search(r"\bcompound(?:ed)?\s+(?:annual\s+)?growth\s+rate\b|\bcagr\b",
+                          c.sentence[c.ca : c.cb], re.I))  # fmt: skip
+
+
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+
+
+def g_a_month(c: Clause, b: Bound) -> bool:
+    """ "June occupancy was 83%", "In July, occupancy was 86%": a month's figure, not the
+    quarter's (not "At June 30, loans were ...": a date, the quarter's end)."""
+    head = c.sentence[max(0, b.mm.start - 20) : b.mm.start]
+    return bool(
+        re.search(rf"\b{_MONTH}\s+(?:[\w-]+\s+)?$", head)
+        or re.match(rf"\s*(?:In|For|During)\s+(?:the\s+month\s+of\s+)?{_MONTH}\b(?!\s+\d)",
+                    c.sentence)
+    )  # fmt: skip
+
+
+def g_effect_of_an_item(c: Clause, b: Bound) -> bool:
+    """ "The lower rate this quarter ... increased adjusted earnings per share by $0.12": what an
+    item did to the metric, not the metric's own change (not "we increased EPS by 9%")."""
+    verb = re.search(
+        r"\b(?:increased|decreased|reduced|lowered|raised|boosted|improved|lifted|added to)\s+"
+        r"(?:our\s+|the\s+)?(?:[\w-]+\s+){0,2}$",
+        c.sentence[max(0, b.mm.start - 40) : b.mm.start],
+        re.I,
+    )
+    if verb is None or not re.fullmatch(
+        r"\s+(?:per (?:diluted )?share\s+)?by\s+(?:approximately |about |nearly |roughly )?",
+        c.sentence[b.mm.end : c.fig.start],
+    ):  # (not "improved our leverage ratio by almost half a turn to 2.6 times": the level)
+        return False
+    subject = c.sentence[: max(0, b.mm.start - 40) + verb.start()]
+    return not re.search(r"\b(?:we|it|i)\s+(?:also\s+|have\s+|had\s+)?$", subject, re.I)
+
+
+def g_economy(c: Clause, b: Bound) -> bool:
+    """ "industrial production increased by 5.5%": the economy's measure, not the company's."""
+    return b.m.name == "production" and bool(re.search(
+        r"\b(?:industrial|manufacturing|economic|global|u\.?s\.?|world)\s+$",
+        c.sentence[max(0, b.mm.start - 16) : b.mm.start], re.I))  # fmt: skip
+
+
+def g_provision_not_credit(c: Clause, b: Bound) -> bool:
+    """ "Our title claims paid of $56 million were $41 million lower than our provision of $97
+    million": a provision that is not for credit losses (the sentence does not speak of credit)."""
+    named = c.sentence[b.mm.start : b.mm.end].lower()
+    return (
+        b.m.name == "provision"
+        and not re.search(r"\b(?:loan|credit)\b", named)
+        and not re.search(r"\b(?:credit|loans?|charge-?offs?|allowance|reserves?|acl|cecl|"
+                          r"borrowers?|delinquenc\w*)\b", c.sentence, re.I)
+    )  # fmt: skip
+
+
+def g_new_loans(c: Clause, b: Bound) -> bool:
+    """ "We generated $286 million in new loans": originations, not the loan balance."""
+    return b.m.name == "loans" and bool(
+        re.search(r"\bnew\s+$", c.sentence[max(0, b.mm.start - 5) : b.mm.start], re.I)
+    )
+
+
 def _chained(c: Clause) -> bool:
     """ "$14.6 million, or $0.51 per diluted share": the figure goes on from the one before."""
     return c.prev is not None and bool(
@@ -1396,6 +1487,13 @@ def r_compared_lead_in(c: Clause, b: Bound) -> Role | None:
     if b.anchor is None and re.search(r"\b(?:compared (?:to|with)|versus|vs\.?|against|relative "
                                       r"to)\b", lead_in, re.I):  # fmt: skip
         return ("comparison", b.up_down)
+    if b.anchor is None and re.search(
+        r"\b(?:up|down|increase|decrease|improvement|decline|higher|lower)\b[^.;]{0,60}?\bfrom\s+"
+        r"(?:an?|the|our)\s+(?:[\w-]+\s+){0,3}$",
+        c.sentence[max(c.ca, b.mm.start - 90) : b.mm.start],
+        re.I,
+    ):  # "up 120 basis points from an adjusted gross margin of 34.1% last year": the base
+        return ("comparison", b.up_down)
     return None
 
 
@@ -1407,7 +1505,14 @@ def r_change_noun(c: Clause, b: Bound) -> Role | None:
         c.sentence[max(c.ca, b.mm.start - 50) : b.mm.start],
         re.IGNORECASE,
     )
-    if b.anchor is None and noun is not None and b.role == "result" and b.mm.end <= c.fig.start:
+    reached = re.search(r"\bto\s+(?:approximately |about |a record |record )?$", _gap(c, b))
+    if (
+        b.anchor is None
+        and noun is not None
+        and b.role == "result"
+        and b.mm.end <= c.fig.start
+        and reached is None  # "an increase in full-year EBITDA to $37.3 million": the level
+    ):
         return ("change", noun.group("dir"))
     return None
 
@@ -1688,6 +1793,25 @@ def p_named_after(c: Clause, b: Bound) -> Set | _Veto | None:
     return VETO if name is None else Set(name)
 
 
+def p_geography_after(c: Clause, b: Bound) -> Set | None:
+    """ "In North America, comp sales increased 20% in the U.S. and 12% in Canada": the place
+    right after the figure is its part (nearer than the sentence's opening)."""
+    geo = GEO.match(c.sentence[c.end : c.cb], 1) if c.sentence[c.end : c.end + 1] == " " else None
+    return Set(geo.group(0)) if geo is not None and b.m.segmentable else None
+
+
+_AT_PART = re.compile(r"\s+at\s+(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,2})\b")
+
+
+def p_part_at_after(c: Clause, b: Bound) -> Set | None:
+    """ "Gross profit increased $7.6 million at GRE": the part named right after the figure."""
+    at = _AT_PART.match(c.sentence, c.end, c.cb)
+    if at is None or not b.m.segmentable or re.match(_MONTH, at.group("seg")):
+        return None
+    seg = at.group("seg").rstrip(".")
+    return Set(seg) if _names_a_part(seg, c.company_words) else None
+
+
 def p_opener(c: Clause, b: Bound) -> Set | None:
     """ "In Aerospace, revenue was ...", "PrimeLending had ...": the part the sentence opens
     with."""
@@ -1867,10 +1991,38 @@ def _basis_text(c: Clause, b: Bound) -> str:
         head = s[max(c.ca, c.pair.start - 30) : c.pair.start]
         head = re.split(r"\band\b|,", head)[-1]
         text = head + s[c.pair.start : c.pair.end]
+    if mm.end == mm.start == c.fig.start and b.m.name == "eps":
+        # "adjusted earnings to be between breakeven and a loss of $0.08 per share": the
+        # earnings the clause names before the figure, with their qualifier
+        named = list(_EARNINGS_NAMED.finditer(s, c.ca, c.fig.start))
+        qualified = [m for m in named if m.group("q")]
+        if named:
+            text = (qualified or named)[-1].group(0) + " " + text
     opening = _BASIS_OPENING.match(s)
     if opening is not None:
         text = opening.group(0) + " " + text
+    elif c.i == 0:
+        # "In Machine Clothing, also adjusting for currency translation effects, net sales were
+        # down 6.6%": a currency qualifier before the sentence's first figure is its
+        lead = list(_CC.finditer(s, 0, min(mm.start, c.fig.start)))
+        if lead:
+            text = lead[-1].group(0) + " " + text
+    trailing = _CC_AFTER.match(s, c.cb)
+    if trailing is not None:  # "Digital revenue was up 39.3% to $89 million, excluding FX"
+        text = text + " " + trailing.group(0)
     return text
+
+
+_CC_AFTER = re.compile(
+    r"\s*,\s*(?:excluding|ex-|before)\s+(?:the\s+)?(?:(?:impact|effects?) of\s+)?(?:fx|foreign "
+    r"exchange|foreign currency|currency|currencies)\b|\s*,\s*in constant currency\b",
+    re.IGNORECASE,
+)
+_EARNINGS_NAMED = re.compile(
+    r"\b(?:(?P<q>adjusted|non-gaap|gaap|core|underlying|operating|normalized)\s+)?"
+    r"(?:(?:diluted|net)\s+)?(?:earnings|eps|income|loss)\b",
+    re.IGNORECASE,
+)
 
 
 Basis = tuple[str | None, str]  # (basis, the rule that gave it)
@@ -1943,11 +2095,6 @@ def g_excluding(c: Clause, b: Bound) -> bool:
     words make it adjusted, organic or constant-currency, which one the call does not say."""
     return b.basis in (None, "gaap") and _EXCLUDING.search(
         c.sentence, c.ca, max(c.ca, c.fig.start)) is not None  # fmt: skip
-
-
-def g_with_more_than(c: Clause, b: Bound) -> bool:
-    """ "Customers with more than $100,000 in ARR grew 31%": the customers grew, not ARR."""
-    return _WITH_MORE_THAN.search(c.sentence, c.ca, max(c.ca, b.mm.start)) is not None
 
 
 # -- the period: the figure's own period words (figure_period), then rules that adjust -------
@@ -2083,6 +2230,22 @@ METRIC_RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 GUARDS_AFTER_METRIC: tuple[Rule, ...] = (
+    Rule("guard.multi_year_rate", "guard", g_multi_year_rate, E(
+        "Earnings per share grew 12% on a compound annual growth rate basis since 2016.", "12%",
+        {"left_out": True})),
+    Rule("guard.a_month", "guard", g_a_month, E(
+        "June occupancy was 83%.", "83%", {"left_out": True})),
+    Rule("guard.effect_of_an_item", "guard", g_effect_of_an_item, E(
+        "The lower tax rate increased adjusted earnings per share by $0.12 this quarter.",
+        "$0.12", {"left_out": True})),
+    Rule("guard.economy", "guard", g_economy, E(
+        "Industrial production increased by 5.5% in the quarter.", "5.5%", {"left_out": True})),
+    Rule("guard.provision_not_credit", "guard", g_provision_not_credit, E(
+        "Title claims paid of $56 million were lower than our provision of $97 million.",
+        "$97 million", {"left_out": True})),
+    Rule("guard.new_loans", "guard", g_new_loans, E(
+        "We generated a total of $286 million in new loans.", "$286 million",
+        {"left_out": True})),
     Rule("guard.cost_of_sales", "guard", g_cost_of_sales, E(
         "Cost of sales was $14.9 million.", "$14.9 million", {"left_out": True})),
     Rule("guard.part_margin", "guard", g_part_margin, E(
@@ -2213,10 +2376,17 @@ SEGMENT_RULES: tuple[Rule, ...] = (
     Rule("segment.named_after", "segment", p_named_after, E(
         "Revenue in our Aviation segment was $200 million.", "$200 million",
         {"segment": "Aviation"})),
+    Rule("segment.geography_after", "segment", p_geography_after, E(
+        "In North America, comparable sales increased 20% in the U.S. and were up 12% in "
+        "Canada.", "20%", {"segment": "in the U.S", "metric": "same_store_sales"})),
+    Rule("segment.part_at_after", "segment", p_part_at_after, E(
+        "Gross profit increased $7.6 million at Keystone Retail.", "$7.6 million",
+        {"segment": "Keystone Retail", "role": "change"})),
     Rule("segment.opener", "segment", p_opener, E(
         "In Aerospace, revenue was $2.1 billion.", "$2.1 billion", {"segment": "Aerospace"})),
     Rule("segment.geography", "segment", p_geography, E(
-        "Revenue grew 4% in Europe.", "4%", {"segment": "in Europe"})),
+        "Revenue grew 4% year over year across the Americas.", "4%",
+        {"segment": "across the Americas"})),
     Rule("segment.possessor", "segment", p_possessor, E(
         "We saw the Bank's customers grow, and deposits were $2 billion.", "$2 billion",
         {"left_out": True})),
@@ -2269,16 +2439,14 @@ BASIS_RULES: tuple[Rule, ...] = (
         "We delivered 11% domestic organic sales growth, 14.9% for International and minus 1.2% "
         "for SPD.", "14.9%", {"basis": "organic"})),
     Rule("basis.chained", "basis", b_chained, E(
-        "Adjusted net income was $61.3 million or $0.90 per share.", "$0.90",
-        {"basis": "adjusted"})),
+        "Period-end loans were $12.1 billion, up $286 million, or 9.8% annualized.", "9.8%",
+        {"basis": None, "role": "change"})),
     Rule("basis.margin_of", "basis", b_margin_of, None),
 )  # fmt: skip
 
 GUARDS_AFTER_BASIS: tuple[Rule, ...] = (
     Rule("guard.excluding", "guard", g_excluding, E(
         "Excluding fuel, sales grew 5.0%.", "5.0%", {"left_out": True})),
-    Rule("guard.with_more_than", "guard", g_with_more_than, E(
-        "Customers with more than $100,000 in ARR grew 31%.", "31%", {"left_out": True})),
 )  # fmt: skip
 
 PERIOD_FIXES: tuple[Rule, ...] = (
@@ -2408,17 +2576,29 @@ def bind(c: Clause, left_out: dict[int, str] | None = None) -> Attributed | None
     for rule in GUARDS_AFTER_PERIOD:
         if rule.fn(c, b):
             return veto(rule.name)
+    anchor = b.anchor.fig.start if b.anchor is not None and not b.same_change else None
+    last = c.last
+    if anchor is None and b.role == "comparison" and last is not None and last.metric is b.metric:
+        # "Gross margin improved to 36.1%, ... from an adjusted gross margin of 35.2% last year":
+        # what the figure before is compared with
+        anchor = last.fig.start
     return Attributed(
         fig=c.fig, metric=b.m, role=b.role, value=b.value, unit=c.unit, basis=b.basis,
-        segment=b.segment, period=b.period or None,
-        anchor=b.anchor.fig.start if b.anchor is not None and not b.same_change else None,
-        rules=tuple(b.rules),
+        segment=b.segment, period=b.period or None, anchor=anchor, rules=tuple(b.rules),
     )  # fmt: skip
 
 
 # -- the period: a cascade of named exits ----------------------------------------------------
 
 PeriodFound = tuple["Period | None | bool", str]
+
+
+# "down from $43.6 million in the prior year quarter": a quarter's figure, against a quarter
+_YEAR_AGO_QUARTER = re.compile(
+    r"\b(?:(?:prior|previous|last)[- ]year(?:['’]s)?|year[- ]ago|same)\s+quarter\b|"
+    r"\bquarter\s+(?:a|one)\s+year\s+(?:ago|earlier)\b",
+    re.IGNORECASE,
+)
 
 
 def figure_period(c: Clause, b: Bound) -> PeriodFound:
@@ -2430,6 +2610,10 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
     cannot be told apart from."""
     sentence, fig, role, call, forward, anchor = (
         c.sentence, c.fig, b.role, c.call, c.forward, b.anchor)  # fmt: skip
+    # "net income was $58.3 million for the full year, compared to $59.5 million in the prior
+    # year": a comparison's "prior year" is the year before that of the level it is set against
+    level = anchor or next((a for a in reversed(c.earlier) if a.metric is b.metric
+                            and a.role != "comparison"), None)  # fmt: skip
     ca, cb = c.ca, c.cb
     figs, i = c.figs, c.i
     end = c.end
@@ -2465,6 +2649,10 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         # "Given the price investments we are making in the fourth quarter, we now expect ...":
         # the reason's period is not the outlook's
         period_words = [m for m in period_words if m.start >= reason.end()]
+    # "declined 2% linked quarter, driven by seasonal impacts in Q1": the cause's period
+    period_words = [
+        m for m in period_words if m.start < end or not _CAUSE_WORDS.search(sentence, end, m.start)
+    ]
     for m in period_words:
         if np_start <= m.start and m.end <= fig.start and m.start >= ca:
             if not _compared_before(sentence, m.start) and not (
@@ -2509,12 +2697,12 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
             return replace(first.period, year=call.period.year - 1), "period.comparison_last_year"
         if (
             first.rel == "prior_y"
-            and anchor is not None
-            and anchor.period is not None
-            and anchor.period.kind in ("FY", "H", "9M", "6M")
-            and anchor.period.year is not None
+            and level is not None
+            and level.period is not None
+            and level.period.kind in ("FY", "H", "9M", "6M")
+            and level.period.year is not None
         ):  # "$4.86 for the fiscal year, versus $6.02 last year": last year's year
-            last_year = replace(anchor.period, year=anchor.period.year - 1)
+            last_year = replace(level.period, year=level.period.year - 1)
             return last_year, "period.comparison_last_year"
         got = resolve(first, call.period, forward=False)
         if (
@@ -2526,6 +2714,11 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
             return Period("Q", anchor.period.n, got.year), "period.comparison_same_quarter"
         return (got, "period.comparison_words") if got is not None else (
             False, "period.comparison_unresolved")  # fmt: skip
+    if forward:
+        # "EPS of $0.30 to $0.34, as the third quarter's outperformance flows through": words after
+        # an outlook's figure that name a period already reported are a reason's, not the figure's
+        after = [m for m in after if (p := resolve(m, call.period, forward=True)) is None
+                 or _after_the_call(p, call.period)]  # fmt: skip
     own_ok = [m for m in own + after if not m.is_base]
     if anchor is not None:
         if anchor.period is None and forward:
@@ -2572,10 +2765,10 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         return False, "period.call_period_unknown"
     if call.period.kind == "Q" and _A_QUARTER.search(sentence):
         return call.period, "period.a_quarter"  # "PrimeLending had an outstanding quarter"
-    if call.period.kind == "Q" and any(
+    if call.period.kind == "Q" and (any(
         m.rel in ("prior_q", "cur_q") or (m.period is not None and m.period.kind == "Q")
         for m in period_words
-    ):
+    ) or _YEAR_AGO_QUARTER.search(sentence)):  # fmt: skip
         # "up 1.5% from the prior quarter", "compared to the fourth quarter of 2021": a quarter's
         # figure, whatever the paragraph before spoke of
         return call.period, "period.quarter_base"
@@ -2596,6 +2789,17 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
             return call.period, "period.call_after_history"  # history told in passing
         return False, "period.paragraph_of_another"
     return call.period, "period.call_default"
+
+
+def _after_the_call(p: Period, call: Period | None) -> bool:
+    """A period that ends after the call's (not one reported by it or before it)."""
+    if call is None or call.year is None or p.year is None:
+        return True
+    if p.year != call.year:
+        return p.year > call.year
+    if p.kind == "Q" and call.kind == "Q":
+        return p.n > call.n
+    return p.kind in ("FY", "H") and call.kind == "Q"
 
 
 def anchor_period(anchor: Attributed) -> Period | None | bool:

@@ -104,6 +104,7 @@ class Clause:
     forward: bool
     geo: re.Match[str] | None
     paired: Mapping[int, MetricMatch | None] = field(default_factory=dict)
+    earlier: Sequence[Attributed] = ()  # the figures attributed before it in the sentence
 
     @cached_property
     def end(self) -> int:

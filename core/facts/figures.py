@@ -123,7 +123,9 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         (
             "reaffirmed",
             r"\b(?:continue|continues|still) to (?:expect|target|see|anticipate|"
-            r"project)\b|"
+            r"project)\b|\bstill (?:expect|anticipate|project|target|see)\b|"
+            # "our effective tax rate guidance remains in the range of 35% to 40%"
+            r"\b(?:remains?|to remain) (?:in|within) (?:the|our|that|this) (?:[\w-]+ )?range\b|"
             rf"\b(?:reaffirm\w*|reiterat\w*|maintain\w*|confirm\w*)\b(?:\s+[\w'-]+){{0,8}}"
             rf"\s+{_GUIDANCE_OBJECT}s?\b|\b{_GUIDANCE_OBJECT}s? (?:is |remains? |"
             r"was )?(?:unchanged|reaffirmed|reiterated|intact)\b|"
@@ -137,7 +139,9 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         (
             "introduced",
             rf"\b(?:initiat\w*|introduc\w*|establish\w*|issu(?:e|es|ed|ing))\b"
-            rf"(?:\s+[\w'-]+){{0,8}}\s+{_GUIDANCE_OBJECT}s?\b",
+            rf"(?:\s+[\w'-]+){{0,8}}\s+{_GUIDANCE_OBJECT}s?\b|"
+            # "we are providing initial 2021 guidance", "our initial outlook for the year"
+            rf"\binitial\s+(?:[\w'-]+\s+){{0,3}}{_GUIDANCE_OBJECT}s?\b",
         ),
     )
 )
@@ -291,12 +295,53 @@ def key_figures(
                                                              if x is not None]),
                 )
             )  # fmt: skip
+    rows = [_called_adjusted_elsewhere(r, sents) for r in rows]
     return (
         _select([r for r in rows if not r.weak_rules], [b for r, b in zip(rows, bases,
                 strict=True) if not r.weak_rules]),
         _select([r for r in rows if r.weak_rules], [b for r, b in zip(rows, bases, strict=True)
                                                     if r.weak_rules]),
     )  # fmt: skip
+
+
+_ADJUSTED_AFTER = re.compile(
+    r"^[^.;]{0,40}?\bon an? (?:adjusted|non-gaap|underlying|core|operating) basis\b", re.IGNORECASE
+)
+
+
+def _called_adjusted_elsewhere(row: KeyFigure, sents: Sequence[Sentence]) -> KeyFigure:
+    """ "First quarter earnings per share increased 36% to $1.25" is adjusted when the call
+    states the same figure as adjusted elsewhere ("we reported first quarter adjusted earnings
+    of $1.25 per diluted share", "$0.55 of earnings per share on an underlying basis"): one
+    figure, one measure. Earnings measures only; never against a GAAP statement of it."""
+    if row.basis is not None or PROPERTIES[row.metric].basis_class != "earnings":
+        return row
+    figure = re.compile(rf"(?<![\d.]){re.escape(row.text)}(?![\d])")
+    called: set[str] = set()
+    for s in sents:
+        if s.text == row.sentence or not _eligible(s):
+            continue
+        for m in figure.finditer(s.text):
+            before = s.text[max(0, m.start() - 60) : m.start()]
+            after = s.text[m.end() : m.end() + 60]
+            per_share = bool(re.match(r"\s+(?:of\s+earnings\s+)?per\s+(?:diluted\s+)?share", after))
+            if (row.metric == "eps") != per_share:
+                continue  # the same number for another kind of figure
+            if ADJUSTED_WORDS.search(before) or _ADJUSTED_AFTER.match(after):
+                called.add("adjusted")
+            elif GAAP_WORDS.search(before):
+                called.add("gaap")
+    if called != {"adjusted"}:
+        return row
+    label = "Adjusted EPS" if row.metric == "eps" else f"Adjusted {_lower_first(row.label)}"
+    rules = {**row.rules, "basis": "basis.same_figure_called_adjusted"}
+    change = row.change
+    if change is not None and change.basis is None:
+        change = change.model_copy(update={"basis": "adjusted"})
+    return row.model_copy(update={"basis": "adjusted", "label": label, "rules": rules,
+                                  "change": change,
+                                  "weak_rules": weak_rules([rules] + [x.rules for x in (
+                                      change, row.prior) if x is not None])})  # fmt: skip
 
 
 # what a change is measured against: "over the previous quarter" / "year-over-year"
@@ -360,7 +405,7 @@ def _select(rows: list[KeyFigure], bases: Sequence[str | None]) -> list[KeyFigur
 
 _FROM_PRIOR = re.compile(
     r"\bfrom (?:our |the |its )?(?:prior|previous|earlier|initial|original)(?: guidance| outlook|"
-    r" range| expectations?| forecast)?(?: range)?(?: of)?\s+(?:approximately |about )?",
+    r" range| expectations?| forecast| guide)?(?: range)?(?: of)?\s+(?:approximately |about )?",
     re.IGNORECASE,
 )
 
@@ -470,14 +515,28 @@ def _direction_named(sentence: str, item: Attributed | None = None) -> tuple[Dir
         cuts = [0, *(m.end() for m in _WE_CLAUSE.finditer(sentence)), len(sentence)]
         at = max(c for c in cuts[:-1] if c <= item.fig.start)
         said = sentence[at : min(c for c in cuts if c > item.fig.start)]
+        colon = sentence.find(": ", 0, item.fig.start)
+        if colon != -1 and not {d for d, p in _DIRECTIONS if p.search(said)}:
+            # "we are providing initial 2021 guidance as follows: revenue of ...; effective tax
+            # rate of ...": the list's items have the heading's direction
+            heading = {d for d, p in _DIRECTIONS if p.search(sentence[:colon])}
+            if len(heading) == 1:
+                return heading.pop(), "direction.list_heading"
     found = {d for d, p in _DIRECTIONS if p.search(said)}
     if len(found) == 1:
         return found.pop(), "direction.word"
     return None, "direction.words_disagree" if found else "direction.none_stated"
 
 
+# an announcement about some elements of the outlook, not all: "several elements of"
+_PARTLY = re.compile(r"\b(?:several|some|certain|a few|a number of|parts?|elements?|a couple)\b",
+                     re.IGNORECASE)  # fmt: skip
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+
+
 # where a sentence starts a new statement of its own: ", and we now expect", "; we"
-_WE_CLAUSE = re.compile(r"(?:,\s*and|;|, while|, but)\s+(?=we\b)", re.IGNORECASE)
+_WE_CLAUSE = re.compile(r"(?:,\s*and|;|, while|, but|\s+and|\s+while)\s+(?=(?:we|our)\b)",
+                        re.IGNORECASE)  # fmt: skip
 
 
 # a rating agency's outlook is not the company's
@@ -504,10 +563,13 @@ _PRIOR_GUIDE = re.compile(
 # decline of 1% to 3%": a new range against the old one
 _FROM_OLD = re.compile(
     r"\s*(?:[\w' ]{0,40}?,\s*)?,?\s*(?:(?:up|down|revised|changed|increased|decreased|lowered|"
-    r"raised|an? (?:improvement|increase|reduction|decrease))?\s*from(?: the| our)?|"
+    r"raised|an? (?:improvement|increase|reduction|decrease))?\s*(?:from|over)(?: the| our)?|"
     r"(?:[\w' ]{0,40}?,\s*)?(?:versus|vs\.?|compared (?:to|with))\s+(?:our |the )?"
     r"(?:prior|previous|earlier|original|initial) (?:guidance|outlook|range|expectations?|"
-    r"forecast)(?: range)?(?: of)?)\s+(?:approximately |about |at least |more than |over )?"
+    r"forecast)(?: range)?(?: of)?|"
+    # "$2.20 to $2.25 compared to $2.15 to $2.20 previously": a figure right after the cue
+    r"\s*(?:compared (?:to|with)|versus|vs\.?)(?=\s+(?:approximately |about )?[$€£]?\d))"
+    r"\s+(?:approximately |about |at least |more than |over )?"
     r"(?P<dir>(?:an? )?(?:decline|decrease|increase|growth) of\s+|down\s+)?",
     re.IGNORECASE,
 )
@@ -686,14 +748,18 @@ def guidance(
     carried_next: Direction | None = None
     heading: Sentence | None = None  # "Okay, moving to the 2021 outlook.": its sentences follow
     heading_age = 0
-    introducing: Direction | None = None  # "we are introducing the following guidance."
-    introducing_age = 0
+    # "We are raising several elements of our fiscal 2021 outlook.", "we are introducing the
+    # following guidance.": the direction of the outlook's sentences after it (of those that say
+    # "now" when only some elements moved)
+    announced: Direction | None = None
+    announced_partly = False
+    announced_age = 0
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
             carried_next, heading = None, None
         if s.turn.speaker != speaker or s.opens_paragraph:
-            introducing = None
+            announced = None
         if not _eligible(s):
             continue
         forward = is_forward(s.text, was_forward) or _plans_the_year(s.text, call)
@@ -716,12 +782,26 @@ def guidance(
         # "Our expectations remain unchanged." with no figure: the direction of the outlook
         # stated in the next sentence
         # (not "We are raising our EPS growth outlook to the mid teens.": that names its item)
-        carried_next = _direction(s.text) if not figures_in(s.text) else None
-        if carried_next == "introduced":
-            introducing, introducing_age = "introduced", 0  # the outlook's sentences after it
-        elif not forward or introducing_age >= 4:
-            introducing = None  # a result, or a fifth sentence: the announcement is behind
-        introducing_age += 1
+        carried_next = (
+            _direction(s.text)
+            if not figures_in(s.text) and re.search(rf"\b{_GUIDANCE_OBJECT}s?\b", s.text, re.I)
+            else None
+        )  # (about the outlook: not "We continue to anticipate meaningful margin expansion")
+        if (
+            carried_next is not None
+            and not metric_matches(s.text)
+            and (carried_next == "introduced" or carried_next in ("raised", "lowered")
+                 and _PARTLY.search(s.text))
+        ):  # fmt: skip
+            # (a whole outlook "remains unchanged" or "is raised": the next sentence only, as
+            # `carried`; "we are introducing the following guidance" and "raising several
+            # elements" speak of the sentences after it)
+            # (about the outlook as a whole: "We are raising our EPS guidance." names its item)
+            announced, announced_age = carried_next, 0
+            announced_partly = bool(_PARTLY.search(s.text))
+        elif not forward or announced_age >= 4:
+            announced = None  # a result, or a fifth sentence: the announcement is behind
+        announced_age += 1
         if carried_next is not None and metric_matches(s.text):
             carried_next = None
         carried = said
@@ -786,8 +866,12 @@ def guidance(
             direction, chain["direction"] = _direction_named(s.text, a)
             if direction is None and carried is not None:
                 direction, chain["direction"] = carried, "direction.carried_from_before"
-            elif direction is None and introducing is not None:
-                direction, chain["direction"] = introducing, "direction.introducing_guidance"
+            elif (
+                direction is None
+                and announced is not None
+                and (not announced_partly or _NOW.search(s.text))
+            ):
+                direction, chain["direction"] = announced, "direction.announced_before"
             basis = a.basis
             if basis is None and call.adjusted_guidance and a.metric.properties.kind == "income":
                 basis, chain["basis"] = "adjusted", "basis.adjusted_guidance"

@@ -40,7 +40,7 @@ PAST = re.compile(
     r"expanded|contracted|continued|saw|made|drove|did|enjoyed|won|booked|recorded|earned|"
     r"produced|returned|paid|repurchased|identified|exceeded|completed|averaged|invested|spent|"
     r"repaid|deployed|equated|equaled|amounted|stood|landed|climbed|jumped|dropped|slipped|"
-    r"reached|hit|topped|surpassed|crossed|"
+    r"reached|hit|topped|surpassed|crossed|demonstrated|"
     r"accelerated|decelerated|expanded|contracted|narrowed|widened|raised|declared|approved|"
     r"authorized|announced)\b",
     re.IGNORECASE,
@@ -63,9 +63,20 @@ _RESTATES = re.compile(
 )
 
 
+# "Excluding the amortization expense, our adjusted EPS would be $5.19": the result without an
+# item, not an outlook; "It should be noted that ...": a remark
+_COUNTERFACTUAL = re.compile(
+    r"^\s*(?:(?:and|so),?\s+)?(?:excluding|without|absent|had (?:it|we)|if (?:not for|we had|we "
+    r"exclude))\b[^.]*\bwould (?:be|have)\b|\bshould (?:be )?not(?:ed|e)\b|\bworth noting\b",
+    re.IGNORECASE,
+)
+
+
 def is_forward(text: str, after_forward: bool = False) -> bool:
     """Forward-looking: an outlook's words, or, right after such a sentence, a fragment with no
     verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""
+    if _COUNTERFACTUAL.search(text) and not _NOW_EXPECT.search(text):
+        return False
     if after_forward and _RESTATES.match(text):
         return True  # "This represents 8% to 9% organic growth, higher than we expected"
     if PAST_EXPECTATION.search(text) and not _NOW_EXPECT.search(text):

@@ -154,6 +154,11 @@ def _mentions(text: str) -> tuple[Mention, ...]:
                 continue
             if name == "year" and _DATE_BEFORE.search(text, max(0, a - 30), a):
                 continue  # "October 29th, 2021": a date, not a fiscal year
+            if name in ("q", "qq") and (
+                re.match(r"\s+in a row\b", text[b:])
+                or re.search(r"\bconsecutive\s+$", text[max(0, a - 14) : a], re.I)
+            ):
+                continue  # "for the second quarter in a row": a count, not a period
             mention = _mention(name, m)
             if mention is not None:
                 found.append(mention)
@@ -234,7 +239,10 @@ def resolve(mention: Mention, call: Period | None, *, forward: bool = False) -> 
         return None
     if p.kind == "Q":
         if forward:
-            return replace(p, year=cy if p.n > call.n else cy + 1)
+            # an outlook's "first quarter" on a third-quarter call is next year's; its "third
+            # quarter" is the one just reported (a reason: "the third quarter's outperformance
+            # flows through"), not next year's
+            return replace(p, year=cy if p.n >= call.n else cy + 1)
         return replace(p, year=cy if p.n <= call.n else cy - 1)
     if p.kind == "H":
         if forward and call.kind == "Q" and p.n == 1 and call.n >= 2:

@@ -19,6 +19,11 @@ GEO = re.compile(
 )
 
 
+# "In our offshore/manufactured products segment, we generated ...": a part named in lowercase
+SEGMENT_OPENER_WORDS = re.compile(
+    r"^(?:In|Within|For|At)\s+(?:our|the)\s+(?P<seg>[a-z][\w/&'’.-]*(?:\s+[a-z][\w/&'’.-]*){0,3})\s+"
+    r"(?:segment|business|division)\s*,"
+)
 SEGMENT_OPENER = re.compile(
     r"^(?:(?i:(?:(?:now|so|next),?\s+)?(?:turning|moving|switching|shifting|(?:let me|let's|I'll|"
     r"I will) (?:now )?turn|looking|going)\s+(?:now\s+)?(?:to|at)\s+)|In\s+|At\s+|For\s+|"
@@ -77,6 +82,7 @@ NOT_SEGMENT = re.compile(
     r"Respect|Order|Terms|Light|Spite|Contrast|Comparison|Response|Connection|It|We|They|He|"
     r"She|There|Here|Everyone|Management|Today|Yesterday|Last|Looking|Importantly|Additionally|"
     r"Overall|Sales|Revenue|Revenues|Earnings|Margins?|Cash|Net|Gross|Operating|Free|Company|"
+    r"Equity|Liquidity|Debt|Assets|"
     r"Q&A|Slide|Slides|Page|Chart|Appendix|COVID|Covid|Board|Analysts?|Investors?|Wall|"
     r"America|Americans|Yes|No|Thanks|Thank|Good|Great|Well|OK|Okay|"
     # what a quarter's story is about, not a part of the company: "Volumes decreased due to"
@@ -120,7 +126,10 @@ def segment_after(m: re.Match[str]) -> str | None:
 
 
 def np_segment(
-    sentence: str, at: int, company_words: frozenset[str], metric: str = ""
+    sentence: str,
+    at: int,
+    company_words: frozenset[str],
+    metric: str = "",
 ) -> str | None | bool:
     """The words before a metric in its noun phrase that name a part of the company
     ("Journeys revenue", "O&P Americas EBITDA", "online sales"); None for the whole company;
@@ -157,7 +166,7 @@ def np_segment(
             return False  # core deposits are a kind of deposits, not adjusted ones
         if low in ("other", "miscellaneous"):
             return False  # "Other operating expense": a line of the statement, not a part
-        if low in ("discretionary", "maintenance", "sustaining") or (
+        if low in ("discretionary", "maintenance", "sustaining", "recurring", "nonrecurring") or (
             low in ("growth", "expansion") and metric == "capex"
         ):
             return False  # "Discretionary capital expenditures": a kind of the measure

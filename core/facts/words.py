@@ -50,6 +50,7 @@ FORWARD_CONNECT = CONNECT | words(
 GENERIC = words(
     """
     total net consolidated overall company company's companywide company-wide quarterly
+    unlevered levered customer customers client clients economic operational lock community
     record reported adjusted non-gaap gaap diluted basic core organic underlying strong
     solid higher lower first-quarter second-quarter third-quarter fourth-quarter full-year
     fiscal year quarter annual segment our the its their this that these those a an and

@@ -1,0 +1,245 @@
+"""Classes found on the real tuning calls (tests/fixtures/facts_real/, split.json "tuning"), each
+with invented words, not the calls' own: each fails on the code before its fix. The validation
+calls were never read for these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.contract import CallFacts, CallInfo
+from core.facts import call_facts
+from core.transcript import parse_transcript
+
+pytestmark = pytest.mark.usefixtures("all_rules_verified")
+
+
+def _facts(text: str, period: str | None = "Q3 2021", company: str | None = "Acme") -> CallFacts:
+    given = CallInfo(period=period, company=company) if period or company else None
+    return call_facts(parse_transcript(text), call=given)
+
+
+def _rows(text: str, **kw: Any) -> list[Any]:
+    """Every row, verified or not, and the change and comparison stated with a key figure (as
+    rows of their own, with the key figure's metric and segment)."""
+    f = _facts(text, **kw)
+    out: list[Any] = []
+    for k in f.key_figures + f.unconfirmed_key_figures:
+        out.append(k)
+        for extra in (k.change, k.prior):
+            if extra is not None:
+                out.append(_Extra(k, extra))
+    return out + f.guidance + f.unconfirmed_guidance
+
+
+class _Extra:
+    """A key figure's change or comparison, read as a row."""
+
+    def __init__(self, key: Any, extra: Any) -> None:
+        self.text, self.role, self.basis, self.value = (
+            extra.text,
+            extra.role,
+            extra.basis,
+            extra.value,
+        )
+        self.period = extra.period if extra.role == "comparison" else key.period
+        self.metric, self.segment, self.direction = key.metric, key.segment, None
+
+
+def _row(text: str, figure: str, **kw: Any) -> Any:
+    found = [r for r in _rows(text, **kw) if r.text == figure or r.text.startswith(figure)]
+    assert found, f"no row for {figure!r} in {[r.text for r in _rows(text, **kw)]}"
+    return found[0]
+
+
+def _no_row(text: str, figure: str, **kw: Any) -> None:
+    assert figure not in [r.text for r in _rows(text, **kw)]
+
+
+# -- the call's year: only from words that state the reported period -------------------------
+
+
+def test_a_year_is_taken_only_from_words_that_state_the_reported_period() -> None:
+    history = (
+        "Our third quarter was a good one.\n"
+        "Casino revenues were 8% above second-quarter 2019 levels.\n"
+        "Revenue was 31% below the third quarter of 2019.\n"
+        "To level set, Q3 2020 SG&A of $65 million was abnormally low.\n"
+        "We refer you to our 2020 annual report on Form 10-K.\n"
+        "Revenue was $400 million in the third quarter.\n"
+    )
+    f = _facts(history, period=None, company=None)
+    assert f.call.period is None
+    assert any("but not its year" in n for n in f.notes)
+    # no row takes a guessed year: only the one whose own words give it (Q3 2020's SG&A)
+    assert [(k.text, k.period) for k in f.key_figures + f.unconfirmed_key_figures] == [
+        ("$65 million", "Q3 2020")
+    ]
+    stated = history + "We reported third quarter 2021 revenue of $400 million.\n"
+    assert _facts(stated, period=None, company=None).call.period == "Q3 2021"
+    paired = "Fiscal '22 is off to a strong start with the first quarter.\nSales grew 9%.\n"
+    assert _facts(paired, period=None, company=None).call.period == "Q1 2022"
+
+
+# -- periods ---------------------------------------------------------------------------------
+
+
+def test_periods_a_year_ago_quarter_a_count_of_quarters_a_cause_and_the_reported_quarter() -> None:
+    q4 = (
+        "For the full year 2020, revenue was $3.2 billion.\n"
+        "Total operating income was $35.0 million, down from $43.6 million in the prior year "
+        "quarter.\n"
+    )
+    assert _row(q4, "$35.0 million", period="Q4 2020").period == "Q4 2020"
+    row = "Growth in adjusted EPS exceeded 30% for the second quarter in a row.\n"
+    assert _row(row, "30%").period == "Q3 2021"
+    cause = "Operating expense declined 2% linked quarter, driven by seasonal impacts in Q1.\n"
+    assert _row(cause, "2%").period == "Q3 2021"
+    outlook = (
+        "For the fourth quarter of 2021, we expect revenue of $250 million to $260 million.\n"
+        "We expect EPS of $0.30 to $0.34 as the third quarter's outperformance flows through.\n"
+    )
+    assert _row(outlook, "$0.30").period == "Q4 2021"
+
+
+def test_left_out_a_multi_year_rate_a_months_figure_and_an_items_effect() -> None:
+    _no_row("Net income grew 12% at a compound annual growth rate since 2015.\n", "12%")
+    _no_row("August occupancy was 88% across the hotels.\n", "88%")
+    effect = "The lower tax rate this quarter increased adjusted EPS by $0.09.\n"
+    _no_row(effect, "$0.09")
+    assert _row("This quarter we increased adjusted EPS by $0.09.\n", "$0.09").role == "change"
+    _no_row("The bank made $310 million in new loans this quarter.\n", "$310 million")
+    _no_row("Industrial production rose 4.2% in the quarter.\n", "4.2%")
+    _no_row("Claims paid of $40 million were below our provision of $88 million.\n", "$88 million")
+    credit = "Our provision of $88 million reflected a reserve build for loan growth.\n"
+    assert _row(credit, "$88 million").metric == "provision"
+
+
+def test_liquidity_and_return_on_tangible_equity_are_their_own_measures() -> None:
+    text = (
+        "Between cash on hand and our revolver, total liquidity was about $640 million.\n"
+        "Return on tangible common equity was 14.2% in the quarter.\n"
+        "Cash and cash equivalents were $210 million.\n"
+    )
+    assert _row(text, "$640 million").metric == "liquidity"
+    assert _row(text, "14.2%").metric == "return_on_tangible_equity"
+    assert _row(text, "$210 million").metric == "cash"
+
+
+# -- bases -----------------------------------------------------------------------------------
+
+
+def test_bases_the_call_states_around_the_figure() -> None:
+    assert _row("On a core basis, net income was $58 million.\n", "$58 million").basis == (
+        "adjusted"
+    )
+    cc = "Adjusting for currency translation effects, net sales declined by 7.4% in the quarter.\n"
+    assert _row(cc, "7.4%").basis == "constant_currency"
+    also = "In Harbor Systems, also adjusting for currency effects, net sales were down 3.1%.\n"
+    assert _row(also, "3.1%").basis == "constant_currency"
+    after = "Digital revenue was up 22.5% to $61 million, excluding FX.\n"
+    assert _row(after, "22.5%").basis == "constant_currency"
+    assert _row(after, "$61 million").basis == "constant_currency"
+    nearer = "Bookings grew by 11% as reported and by 8% year-over-year in constant currency.\n"
+    assert _row(nearer, "8%").basis == "constant_currency"
+    assert _row("Underlying revenue growth was 6% for the quarter.\n", "6%").basis == "organic"
+    tax = "Adjusting for nonrecurring restructuring costs, the effective tax rate was 23.9%.\n"
+    assert _row(tax, "23.9%").basis == "adjusted"
+    implied = (
+        "We expect fourth quarter adjusted earnings to be between breakeven and a loss of $0.06 "
+        "per share.\n"
+    )
+    assert _row(implied, "$0.06").basis == "adjusted"
+    elsewhere = (
+        "We reported third quarter adjusted earnings of $1.31 per diluted share.\n"
+        "Third quarter earnings per share increased 18% to $1.31.\n"
+    )
+    assert {r.basis for r in _rows(elsewhere) if r.text == "$1.31"} == {"adjusted"}
+
+
+# -- guidance directions ---------------------------------------------------------------------
+
+
+def test_guidance_directions_from_the_words_around_the_item() -> None:
+    initial = (
+        "At the total company level, we are providing initial 2022 guidance as follows: revenue "
+        "of between $410 million and $430 million; capital expenditures of $20 million to $25 "
+        "million.\n"
+    )
+    assert _row(initial, "$410 million").direction == "introduced"
+    assert _row(initial, "$20 million").direction == "introduced"
+    still = "We still expect adjusted EPS for 2021 to be in the range of $0.50 to $0.58.\n"
+    assert _row(still, "$0.50").direction == "reaffirmed"
+    remains = (
+        "We expect 2021 adjusted EBITDA of $70 million, and our tax rate guidance remains in the "
+        "range of 25% to 27%.\n"
+    )
+    assert _row(remains, "25%").direction == "reaffirmed"
+    assert _row(remains, "$70 million").direction is None
+    guide = (
+        "For 2021 we now expect EPS of $3.10 to $3.20, up from our prior guide of $2.95 to $3.05.\n"
+    )
+    assert _row(guide, "$3.10").direction == "raised"
+    previously = "We expect 2021 EPS of $1.20 to $1.25 compared to $1.15 to $1.20 previously.\n"
+    assert _row(previously, "$1.20").direction == "raised"
+    partly = (
+        "We are raising several elements of our fiscal 2021 outlook.\n"
+        "Recurring revenue is now expected to grow 9% to 11% in fiscal 2021.\n"
+        "Total revenue is now anticipated to grow 4% to 6% in fiscal 2021.\n"
+        "The tax rate is expected to be 21% to 23% for fiscal 2021.\n"
+    )
+    assert _row(partly, "4%").direction == "raised"
+    assert _row(partly, "21%").direction is None
+    not_about_outlook = (
+        "We continue to anticipate meaningful margin expansion beyond 2021.\n"
+        "In the first quarter of 2022, we expect revenue of $300 million to $310 million.\n"
+    )
+    assert _row(not_about_outlook, "$300 million", period="Q4 2021").direction is None
+
+
+# -- metric, role, segment -------------------------------------------------------------------
+
+
+def test_metric_role_and_segment_classes() -> None:
+    cash = (
+        "For the full year 2021, we expect to generate $600 million to $700 million in cash from "
+        "operations and $450 million to $550 million in free cash flow.\n"
+    )
+    assert _row(cash, "$450 million").metric == "free_cash_flow"
+    base = (
+        "Gross margin improved to 36.1%, up 90 basis points from an adjusted gross margin of "
+        "35.2% last year.\n"
+    )
+    assert _row(base, "35.2%").role == "comparison"
+    reached = "Pricing drove an increase in full-year adjusted EBITDA to $48.2 million.\n"
+    assert _row(reached, "$48.2 million", period="Q4 2021").role == "result"
+    geo = "In North America, comparable sales increased 14% in the U.S. and 9% in Canada.\n"
+    assert _row(geo, "14%").segment == "in the U.S"
+    at = "Gross profit increased $4.4 million at Brightline Retail.\n"
+    assert _row(at, "$4.4 million").segment == "Brightline Retail"
+    assert _row("Customer deposits increased $510 million.\n", "$510 million").segment is None
+    unlevered = "Unlevered free cash flow for the quarter totaled $38 million.\n"
+    assert _row(unlevered, "$38 million").segment is None
+
+
+def test_not_an_outlook_a_result_without_an_item_or_a_remark() -> None:
+    would = (
+        "Excluding the amortization expense, our adjusted diluted earnings per share would be "
+        "$4.11 for the year.\n"
+    )
+    assert all(
+        r.text != "$4.11" for r in _facts(would).guidance + _facts(would).unconfirmed_guidance
+    )
+    noted = (
+        "It should be noted that segment revenues declined $85 million versus the first quarter.\n"
+    )
+    f = _facts(noted)
+    assert not f.guidance + f.unconfirmed_guidance
+
+
+def test_flat_is_a_change_of_zero_in_a_result_and_an_outlook() -> None:
+    result = _row("Aerospace revenues were flat versus prior year.\n", "flat")
+    assert (result.role, result.value, result.segment) == ("change", 0, "Aerospace")
+    outlook = "For 2022, we expect organic growth to be flat.\n"
+    assert _row(outlook, "flat").role == "change"
