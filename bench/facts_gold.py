@@ -278,6 +278,14 @@ def charged_fields(row: SystemRow, gold: GoldRow | None, wrong: list[str]) -> se
             out.add("sign" if sign_only else "metric")
         elif w in ("guidance", "not_guidance"):
             out.add("period")
+        elif (
+            w == "period"
+            and row.rules.get("identity", "identity.given") != "identity.given"
+            and row.period is not None
+            and gold.period is not None
+            and row.period.split(" ")[0] == gold.period.split(" ")[0]
+        ):  # the right quarter of the wrong year: the call's year, read wrong
+            out.add("identity")
         else:
             out.add(w)
     return out

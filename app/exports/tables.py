@@ -1,7 +1,8 @@
 """A report as tables analysts open: an .xlsx workbook (openpyxl) and the same sheets as CSV
 files in a zip. Sheets: Recommendations, Key figures and Guidance (when the call facts have
 them: each row with its role, basis, segment, unit, the change and prior figure stated with it,
-and its quote), Grounded figures (each with the passage that states it), Trace (per node)."""
+and its quote), Unconfirmed (rows read by rules that have not earned "verified", each naming
+them), Grounded figures (each with the passage that states it), Trace (per node)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,18 @@ def sheets(report: Report) -> dict[str, Table]:
         out["Key figures"] = (list(KEY_FIGURE_COLUMNS), rows)
     if facts is not None and facts.guidance:
         out["Guidance"] = (list(GUIDANCE_COLUMNS), [_guidance_row(g) for g in facts.guidance])
+    if facts is not None and (facts.unconfirmed_key_figures or facts.unconfirmed_guidance):
+        # read by code with a rule that has not earned "verified": apart, with those rules
+        out["Unconfirmed"] = (
+            ["kind", "metric", "label", "figure", "period", "role", "basis", "segment",
+             "direction", "unconfirmed rules", "quote", "start", "end"],
+            [["key figure", k.metric, k.label, k.text, k.period or "", k.role, k.basis or "",
+              k.segment or "", "", "; ".join(k.weak_rules), k.sentence, k.start, k.end]
+             for k in facts.unconfirmed_key_figures]
+            + [["guidance", g.metric, g.label, g.text, g.period or "", g.role, g.basis or "",
+                g.segment or "", g.direction or "", "; ".join(g.weak_rules), g.sentence,
+                g.start, g.end] for g in facts.unconfirmed_guidance],
+        )  # fmt: skip
     out["Grounded figures"] = (
         ["figure", "value", "kind", "grounded", "origin", "provenance", "source figure",
          "passage", "flagged"],

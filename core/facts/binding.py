@@ -375,6 +375,10 @@ def basis_of(text: str, metric: Metric, role: str, call: CallIdentity) -> tuple[
                       r"operating (?:income|earnings)\b", text, re.I)
     ):  # fmt: skip
         return "adjusted", "basis.operating_non_gaap"  # "operating return on equity"
+    if metric.properties.basis_class == "earnings":
+        # an earnings measure with no basis word: a case of its own, where calls often mean
+        # their adjusted one
+        return None, "basis.none_stated_earnings"
     return None, "basis.none_stated"
 
 
@@ -581,9 +585,11 @@ VETO = _Veto()
 
 @dataclass(frozen=True)
 class Set:
-    """A rule's answer that decides its field (the value may be None: "the whole company")."""
+    """A rule's answer that decides its field (the value may be None: "the whole company");
+    `name`: a finer name for the case, measured on its own (else the rule's)."""
 
     value: object
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -637,6 +643,7 @@ class Bound:
     basis: str | None = None
     period: Period | None = None
     rules: list[tuple[str, str]] = field(default_factory=list)
+    name: str | None = None  # a metric rule's finer name for the case, measured on its own
 
     def decide(self, field_name: str, rule: str) -> None:
         self.rules = [(f, r) for f, r in self.rules if f != field_name] + [(field_name, rule)]
@@ -896,7 +903,16 @@ def m_metric_before(c: Clause) -> Bound | None:
                          c.sentence[before[-2].end : found.start])
     ):  # fmt: skip
         found = before[-2]
-    return Bound(found)
+        return Bound(found)
+    adjacent = re.fullmatch(
+        r"\s*(?:(?:was|were|is|are|of|at|totaled|totalled|reached|came in at|stood at|ended at|"
+        r"ended the quarter at|of approximately|of about|was approximately|was about|were "
+        r"approximately|were about)\s+)?(?:approximately |about |roughly |nearly |a record |"
+        r"record )?",
+        c.sentence[found.end : c.fig.start],
+        re.I,
+    )  # "Revenue was $539 million": the figure right after its metric, a case of its own
+    return Bound(found, name="metric.before_adjacent" if adjacent else None)
 
 
 def m_ratio_named_after(c: Clause) -> Bound | None:
@@ -1232,13 +1248,41 @@ _MONTH = (
 
 
 def g_a_month(c: Clause, b: Bound) -> bool:
-    """ "June occupancy was 83%", "In July, occupancy was 86%": a month's figure, not the
-    quarter's (not "At June 30, loans were ...": a date, the quarter's end)."""
+    """ "June occupancy was 83%", "In July, occupancy was 86%", "Our April performance was
+    stronger, with a RevPAR decline of 4%": a month's figure, not the quarter's (not "At June
+    30, loans were ...": a date, the quarter's end)."""
     head = c.sentence[max(0, b.mm.start - 20) : b.mm.start]
     return bool(
         re.search(rf"\b{_MONTH}\s+(?:[\w-]+\s+)?$", head)
         or re.match(rf"\s*(?:In|For|During)\s+(?:the\s+month\s+of\s+)?{_MONTH}\b(?!\s+\d)",
                     c.sentence)
+        or re.match(rf"\s*(?:Our|The)\s+{_MONTH}\s+(?:performance|results|trends?|sales)\b",
+                    c.sentence)
+    )  # fmt: skip
+
+
+def g_several_periods(c: Clause, b: Bound) -> bool:
+    """ "On a trailing 12-month basis", "During the last two quarters, this segment has
+    generated ...": a figure over several periods, for none the format can write."""
+    return bool(re.search(
+        r"\btrailing(?:[- ](?:twelve|12)[- ]months?)?\b|\bttm\b|\b(?:last|past|prior|previous)\s+"
+        r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:quarters|months|"
+        r"years)\b",
+        c.sentence[: c.fig.start], re.I))  # fmt: skip
+
+
+def g_purpose(c: Clause, b: Bound) -> bool:
+    """ "executing several kaizens to increase output by 30%", "SCE is requesting an ROE of
+    10.53%", "our focus is to maintain our leverage at 5.5 times or below": an aim, a request or
+    a policy, not a result."""
+    if c.forward:
+        return False
+    before = c.sentence[max(c.ca, b.mm.start - 60) : c.fig.start]
+    return bool(
+        re.search(r"\b(?:in order to|so as to|aimed? (?:at|to)|designed to|to (?:increase|"
+                  r"improve|reduce|grow|raise|lower|expand|maintain|keep))\b", before, re.I)
+        or re.search(r"\b(?:request(?:s|ed|ing)?|propos(?:es|ed|ing)|seek(?:s|ing)?|fil(?:ed|ing) "
+                     r"for|asking for)\b", c.sentence[: c.fig.start], re.I)
     )  # fmt: skip
 
 
@@ -1748,8 +1792,11 @@ def p_list_of_parts(c: Clause, b: Bound) -> Set | None:
 
 
 def p_anchor(c: Clause, b: Bound) -> Set | None:
-    """ "Journeys revenue was $300 million, up 9%": the change is the level's part's."""
-    return Set(b.anchor.segment) if b.anchor is not None else None
+    """ "Journeys revenue was $300 million, up 9%": the change is the level's part's, decided by
+    the rule that decided the level's (named in the chain: a wrong part is that rule's)."""
+    if b.anchor is None:
+        return None
+    return Set(b.anchor.segment, b.anchor.chain.get("segment"))
 
 
 def p_leverage_company(c: Clause, b: Bound) -> Set | None:
@@ -1810,6 +1857,60 @@ def p_part_at_after(c: Clause, b: Bound) -> Set | None:
         return None
     seg = at.group("seg").rstrip(".")
     return Set(seg) if _names_a_part(seg, c.company_words) else None
+
+
+_SEGMENT_IN_CLAUSE = re.compile(
+    r"\b(?:at|in|for|within|from)\s+(?:our|the)\s+(?P<seg>[\w&'’.-]+(?:\s+[\w&'’.-]+){0,3}?)\s+"
+    r"(?:segment|business|division|unit)\b",
+    re.IGNORECASE,
+)
+
+
+def p_segment_in_clause(c: Clause, b: Bound) -> Set | None:
+    """ "Earnings at our water segment increased $0.04 per share": the part the clause names,
+    before the figure, when the metric is the figure's own ("per share")."""
+    if not (b.mm.start == b.mm.end == c.fig.start and b.m.name == "eps"):
+        return None
+    found = list(_SEGMENT_IN_CLAUSE.finditer(c.sentence, c.ca, c.fig.start))
+    if len(found) != 1:
+        return None
+    seg = found[0].group("seg")
+    return Set(seg) if _names_a_part(seg, c.company_words) and not re.fullmatch(
+        r"(?:largest|biggest|smallest|other|each|every|core|main|key)", seg, re.I) else None
+
+
+_SHARED_PART = re.compile(
+    r"\b(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,2})\s+(?:adjusted\s+|non-gaap\s+)?"
+    r"(?P<m>[\w&'’ -]{2,40}?)\s+(?:(?:was|were)\s+[^,;]{1,40}?\s+)?and\s+(?:adjusted\s+|"
+    r"non-gaap\s+|gaap\s+)?$"
+)
+
+
+def p_shared_part(c: Clause, b: Bound) -> Set | None:
+    """ "Timberlands earnings and adjusted EBITDA improved by approximately 5%", "Legacy WESCO
+    adjusted operating margin was 3.8% for the quarter and adjusted earnings per share was
+    $1.04": the part named before the first metric is the second's too."""
+    if not b.m.segmentable and b.m.name != "eps":
+        return None
+    head = c.sentence[max(0, b.mm.start - 90) : b.mm.start]
+    found = _SHARED_PART.search(head)
+    if found is None or not metric_matches(found.group("m")):
+        return None
+    seg = found.group("seg")
+    names = seg.split()
+    if names[0] in ("The", "Our", "Its", "This", "That", "And", "So") or not _is_part(
+            seg, c.company_words):  # fmt: skip
+        return None
+    return Set(seg)
+
+
+def g_segment_measure_without_part(c: Clause, b: Bound) -> bool:
+    """ "with segment margins of 5.3%": a segment's measure, whose segment the words do not
+    name (left out, not the company's)."""
+    return (
+        b.segment is None
+        and re.search(r"\bsegment\b", c.sentence[b.mm.start : b.mm.end], re.I) is not None
+    )
 
 
 def p_opener(c: Clause, b: Bound) -> Set | None:
@@ -1968,8 +2069,12 @@ def p_part_under_discussion(c: Clause, b: Bound) -> _Veto | None:
 
 
 def p_company(c: Clause, b: Bound) -> Set:
-    """No part named and none under discussion: the whole company."""
-    return Set(None)
+    """No part named and none under discussion: the whole company (a case of its own when a
+    part was named in the last sentences: "segment.company_after_a_part")."""
+    ctx = c.context
+    recent = (ctx.segment not in (None, UNNAMED_SEGMENT) and ctx.segment_age <= 8) or (
+        ctx.part_age <= 8)  # fmt: skip
+    return Set(None, "segment.company_after_a_part" if recent and b.m.segmentable else None)
 
 
 # -- the basis: the words' basis, then rules that override -----------------------------------
@@ -2031,7 +2136,7 @@ Basis = tuple[str | None, str]  # (basis, the rule that gave it)
 def b_words(c: Clause, b: Bound) -> Basis | None:
     """The basis the clause's words give (see `basis_of`); a comparison keeps its level's."""
     if b.anchor is not None and b.role != "change":
-        return (b.anchor.basis, "basis.as_its_level")
+        return (b.anchor.basis, b.anchor.chain.get("basis", "basis.as_its_level"))
     return basis_of(_basis_text(c, b), b.m, b.role, c.call)
 
 
@@ -2190,7 +2295,8 @@ METRIC_RULES: tuple[Rule, ...] = (
         "We are positioned for 4% organic growth in 2022.", "4%",
         {"metric": "revenue", "basis": "organic", "role": "change"}, forward=True)),
     Rule("metric.before", "metric", m_metric_before, E(
-        "Revenue was $539 million.", "$539 million", {"metric": "revenue", "role": "result"})),
+        "Revenue was $539 million.", "$539 million", {"metric": "revenue", "role": "result"},
+        chain="metric.before_adjacent")),
     Rule("metric.ratio_named_after", "metric", m_ratio_named_after, E(
         "We had a 1.2 book-to-bill in the quarter.", "1.2", {"metric": "book_to_bill"})),
     Rule("metric.count_named_after", "metric", m_count_named_after, E(
@@ -2235,6 +2341,12 @@ GUARDS_AFTER_METRIC: tuple[Rule, ...] = (
         {"left_out": True})),
     Rule("guard.a_month", "guard", g_a_month, E(
         "June occupancy was 83%.", "83%", {"left_out": True})),
+    Rule("guard.several_periods", "guard", g_several_periods, E(
+        "On a trailing 12-month basis, adjusted EBITDA was $1 billion.", "$1 billion",
+        {"left_out": True})),
+    Rule("guard.purpose", "guard", g_purpose, E(
+        "The utility is requesting an ROE of 10.53% in its rate case.", "10.53%",
+        {"left_out": True})),
     Rule("guard.effect_of_an_item", "guard", g_effect_of_an_item, E(
         "The lower tax rate increased adjusted earnings per share by $0.12 this quarter.",
         "$0.12", {"left_out": True})),
@@ -2368,7 +2480,8 @@ SEGMENT_RULES: tuple[Rule, ...] = (
         "We delivered 11% domestic organic sales growth, 14.9% for International and minus 1.2% "
         "for SPD.", "14.9%", {"segment": "International"})),
     Rule("segment.as_its_level", "segment", p_anchor, E(
-        "Journeys revenue was $300 million, up 9%.", "9%", {"segment": "Journeys"})),
+        "Journeys revenue was $300 million, up 9%.", "9%", {"segment": "Journeys"},
+        chain="segment.noun_phrase")),
     Rule("segment.leverage_company", "segment", p_leverage_company, E(
         "We ended the quarter at 1.3 times debt-to-EBITDA.", "1.3", {"segment": None})),
     Rule("segment.noun_phrase", "segment", p_noun_phrase, E(
@@ -2382,6 +2495,12 @@ SEGMENT_RULES: tuple[Rule, ...] = (
     Rule("segment.part_at_after", "segment", p_part_at_after, E(
         "Gross profit increased $7.6 million at Keystone Retail.", "$7.6 million",
         {"segment": "Keystone Retail", "role": "change"})),
+    Rule("segment.in_clause", "segment", p_segment_in_clause, E(
+        "Earnings at our water segment increased $0.04 per share for the quarter.", "$0.04",
+        {"segment": "water", "metric": "eps"})),
+    Rule("segment.shared_part", "segment", p_shared_part, E(
+        "Timberlands earnings and adjusted EBITDA improved by approximately 5% compared with the "
+        "first quarter.", "5%", {"segment": "Timberlands", "metric": "ebitda"})),
     Rule("segment.opener", "segment", p_opener, E(
         "In Aerospace, revenue was $2.1 billion.", "$2.1 billion", {"segment": "Aerospace"})),
     Rule("segment.geography", "segment", p_geography, E(
@@ -2445,6 +2564,9 @@ BASIS_RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 GUARDS_AFTER_BASIS: tuple[Rule, ...] = (
+    Rule("guard.segment_measure_without_part", "guard", g_segment_measure_without_part, E(
+        "Results were in line with our expectations, with segment margins of 5.3%.", "5.3%",
+        {"left_out": True})),
     Rule("guard.excluding", "guard", g_excluding, E(
         "Excluding fuel, sales grew 5.0%.", "5.0%", {"left_out": True})),
 )  # fmt: skip
@@ -2496,7 +2618,7 @@ def bind(c: Clause, left_out: dict[int, str] | None = None) -> Attributed | None
             return veto(rule.name)
         if isinstance(got, Bound):
             found = got
-            found.decide("metric", rule.name)
+            found.decide("metric", got.name or rule.name)
             break
     if found is None:
         return veto("metric.none")
@@ -2548,7 +2670,7 @@ def bind(c: Clause, left_out: dict[int, str] | None = None) -> Attributed | None
             return veto(rule.name)
         if isinstance(seg, Set):
             b.segment = seg.value  # type: ignore[assignment]
-            b.decide("segment", rule.name)
+            b.decide("segment", seg.name or rule.name)
             break
     for rule in BASIS_RULES:
         given = cast("Basis | None", rule.fn(c, b))
@@ -2576,6 +2698,8 @@ def bind(c: Clause, left_out: dict[int, str] | None = None) -> Attributed | None
     for rule in GUARDS_AFTER_PERIOD:
         if rule.fn(c, b):
             return veto(rule.name)
+    if b.period is not None and not _own_year(c, b.period):
+        b.decide("identity", c.call.period_rule)  # dated by the call's own period
     anchor = b.anchor.fig.start if b.anchor is not None and not b.same_change else None
     last = c.last
     if anchor is None and b.role == "comparison" and last is not None and last.metric is b.metric:
@@ -2724,7 +2848,7 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         if anchor.period is None and forward:
             return None, "period.outlook_of_its_level"  # found from its sentence and before
         got_anchor = anchor_period(anchor)
-        return got_anchor, "period.as_its_level"
+        return got_anchor, anchor.chain.get("period", "period.as_its_level")
     if b.m.name == "dividend" and not own_ok and not (forward and role == "change"):
         return False, "period.dividend_unstated"  # declared now, paid later: which, must be said
     chosen = own_ok or opening
@@ -2788,6 +2912,8 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         ):
             return call.period, "period.call_after_history"  # history told in passing
         return False, "period.paragraph_of_another"
+    if call.period.kind == "Q" and call.period.n == 4:
+        return call.period, "period.call_default_q4"  # a fourth quarter's call: quarter or year
     return call.period, "period.call_default"
 
 
@@ -2800,6 +2926,11 @@ def _after_the_call(p: Period, call: Period | None) -> bool:
     if p.kind == "Q" and call.kind == "Q":
         return p.n > call.n
     return p.kind in ("FY", "H") and call.kind == "Q"
+
+
+def _own_year(c: Clause, period: Period) -> bool:
+    """The sentence itself names the period's year ("in the third quarter of 2021")."""
+    return any(m.period is not None and m.period.year == period.year for m in c.period_words)
 
 
 def anchor_period(anchor: Attributed) -> Period | None | bool:

@@ -158,6 +158,10 @@ class CallIdentity:
     # qualifiers the call defines as its non-GAAP measures ("We will discuss comparable measures,
     # which exclude items affecting comparability"): "comparable EPS" is then adjusted EPS
     adjusted_words: frozenset[str] = frozenset()
+    # the rule that gave the call's period ("identity.given": the user's; "identity.operator_
+    # welcome", "identity.quarter_with_year", ...: core.facts.call): a row dated by the call's
+    # period carries it in its chain
+    period_rule: str = "identity.given"
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -244,7 +248,8 @@ _FILING = re.compile(r"\b(?:form\s+10-?[kq]|10-?[kq]|annual report|proxy|filing|
 _COMPARED_IN_CLAUSE = re.compile(
     r"\b(?:compar\w*|versus|vs\.?|year[- ]ago|prior[- ]year|last year|below|above|greater than|"
     r"less than|higher than|lower than|better than|worse than|in line with|since|relative to|"
-    r"over the|from the|against|pre-pandemic|pre-covid|two years ago)\b",
+    r"over the|from the|up from|down from|against|pre-pandemic|pre-covid|two years ago|"
+    r"reminder|delivery|completion)\b",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
@@ -262,7 +267,7 @@ _YARDSTICK_SENTENCE = re.compile(
 )
 
 
-def _stated_year(sents: Sequence[Sentence], n: int | None) -> int | None:
+def _stated_year(sents: Sequence[Sentence], n: int | None) -> tuple[int | None, str]:
     """The fiscal year of the call's quarter `n` (None: a full-year call), only from words that
     state the reported period: a results sentence naming the quarter with its year ("we
     reported third quarter 2021 FFO per share of $0.57"; the latest, since a results sentence
@@ -274,6 +279,7 @@ def _stated_year(sents: Sequence[Sentence], n: int | None) -> int | None:
     report on Form 10-K"), a calendar quarter or a date state nothing about the call: with only
     those, the year is not stated (None)."""
     bound: set[int] = set()
+    reported: set[int] = set()  # bound in a sentence that reports ("we reported ...")
     full_year: Counter[int] = Counter()
     paired: set[int] = set()
     for i, s in enumerate(sents):
@@ -308,6 +314,8 @@ def _stated_year(sents: Sequence[Sentence], n: int | None) -> int | None:
                 and not _YARDSTICK_SENTENCE.search(s.text)
             ):  # "Free cash flow was $79.2 million in the third quarter of fiscal 2021"
                 bound.add(p.year)
+                if _REPORTED.search(s.text):
+                    reported.add(p.year)
             elif p.kind == "FY":
                 years_here[p.year] = m.start
                 if n in (4, None) and (
@@ -325,17 +333,20 @@ def _stated_year(sents: Sequence[Sentence], n: int | None) -> int | None:
         ):
             paired |= set(years_here)
     if bound:
-        return max(bound)
+        # the latest (a results sentence never names a later year's same quarter), among the
+        # sentences that report first ("on budget for Q2 or Q3 2023 delivery" does not)
+        return max(reported or bound), "identity.quarter_with_year"
     top = full_year.most_common(2)
     if top and (len(top) == 1 or top[0][1] > top[1][1]):
-        return top[0][0]  # the full year a fourth-quarter call reports most
+        return top[0][0], "identity.full_year_reported"  # the year a Q4 call reports most
     if len(paired) == 1:
-        return next(iter(paired))
-    return None
+        return next(iter(paired)), "identity.quarter_and_fiscal_year"
+    return None, "identity.year_not_stated"
 
 
 _OPENING = re.compile(
-    r"\b(?:welcome|earnings|conference call|results call|call to discuss)\b", re.I
+    r"\b(?:welcome|conference call|(?:earnings|results) (?:conference )?call|call to discuss)\b",
+    re.I,
 )
 
 
@@ -362,16 +373,21 @@ def _opening_period(sents: Sequence[Sentence]) -> Period | None:
 
 
 def call_period(sents: Sequence[Sentence]) -> Period | None:
+    """The fiscal period the call reports (see `call_period_named`)."""
+    return call_period_named(sents)[0]
+
+
+def call_period_named(sents: Sequence[Sentence]) -> tuple[Period | None, str]:
     """The fiscal period the call reports: the quarter its operator's welcome names, else the
     quarter its results sentences name most, with the year the words state (see `_stated_year`:
     None when no words state it); a full-year call when it names no quarter but its full-year
     results."""
     opening = _opening_period(sents)
     if opening is not None:
-        return opening
+        return opening, "identity.operator_welcome"
     quarters = _quarters(sents)
     n = quarters.most_common(1)[0][0] if quarters else None
-    year = _stated_year(sents, n)
+    year, how = _stated_year(sents, n)
     if n is None:
         full_year = any(
             re.search(
@@ -379,8 +395,8 @@ def call_period(sents: Sequence[Sentence]) -> Period | None:
             )
             for s in sents[:40]
         )
-        return Period("FY", 0, year) if full_year and year is not None else None
-    return Period("Q", n, year)
+        return (Period("FY", 0, year), how) if full_year and year is not None else (None, how)
+    return Period("Q", n, year), how
 
 
 # a default basis that names what it covers: "earnings, margin and expense figures are adjusted"
@@ -449,12 +465,13 @@ def identify(
     text = " ".join(s.text for s in sents[:80])
     found_company = _company(sents)
     tickers = {m.group("t") for m in _TICKER.finditer(text)}
-    found_period = call_period(sents)
+    found_period, period_rule = call_period_named(sents)
     user_period = parse_label(period)
     if user_period is not None:
         if user_period.year is None and found_period is not None:
             user_period = Period(user_period.kind, user_period.n, found_period.year)
         chosen: Period | None = user_period
+        period_rule = "identity.given"
     else:
         chosen = found_period
     if chosen is None:
@@ -488,6 +505,7 @@ def identify(
         company=company or found_company,
         ticker=ticker or (next(iter(tickers)) if len(tickers) == 1 else None),
         period=chosen,
+        period_rule=period_rule,
         call_date=call_date,
         adjusted_by_default=basis in ("adjusted", "non-gaap", "core") and not scope,
         organic_revenue_by_default=bool(_REVENUE_ORGANIC.search(text))

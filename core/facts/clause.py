@@ -19,7 +19,7 @@ UNNAMED_SEGMENT = "(a segment the call does not name here)"
 BOTH = " \x1f "  # joins the two parts of a subject ("A and B to grow 7%"): one row each
 
 # the fields a rule decides, in the order they are decided
-FIELDS = ("metric", "role", "sign", "segment", "basis", "period", "direction")
+FIELDS = ("metric", "role", "sign", "segment", "basis", "period", "identity", "direction")
 
 
 @dataclass(frozen=True)

@@ -754,6 +754,9 @@ def guidance(
     announced: Direction | None = None
     announced_partly = False
     announced_age = 0
+    # a call that says its outlook moved ("we are raising our guidance"): an item it states
+    # without a direction is a case of its own
+    moved = any(_direction(s.text) in ("raised", "lowered") for s in sents if _eligible(s))
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
@@ -864,6 +867,8 @@ def guidance(
                 # the year's (a balance "by year-end" is the year's end, and stays)
             chain = a.chain
             direction, chain["direction"] = _direction_named(s.text, a)
+            if direction is None and moved and chain["direction"] == "direction.none_stated":
+                chain["direction"] = "direction.none_stated_outlook_moved"
             if direction is None and carried is not None:
                 direction, chain["direction"] = carried, "direction.carried_from_before"
             elif (
@@ -892,6 +897,9 @@ def guidance(
                 chain["period"] = "period.outlook_context"
             if period is None:
                 continue
+            if not any(m.period is not None and m.period.year == period.year
+                       for m in mentions(s.text)):  # fmt: skip
+                chain["identity"] = call.period_rule  # dated by the call's own period
             low: float | None = a.value
             high: float | None = a.high if a.high is not None else a.value
             if high is not None and low is not None and high < low:

@@ -150,12 +150,22 @@ FACTS_END = "_End of the call facts. What follows is the report's text, by the a
 FACTS_NOTE = (
     "_Rows extracted by code from the call (no model), each with the sentence that states it: "
     "where a row and its quote disagree, the quote wins. Rows whose metric, period or role "
-    "could not be attributed are left out._"
+    "could not be attributed are left out. Key figures and guidance are verified rows: every "
+    "rule that read them has earned it on hand-labelled real calls; rows read by a rule that has "
+    "not are listed apart, as unconfirmed._"
+)
+UNCONFIRMED_HEADING = "**Read by code, unconfirmed**"
+UNCONFIRMED_NOTE = (
+    "_Read by rules whose measured precision on hand-labelled real calls is below the threshold "
+    "(each row names them): check each against its quote before using it._"
 )
 BLOCK_RULE = (
     "Rows extracted by code from the call, with quotes (where they differ, the quote wins); a "
-    "figure is a result unless marked (change). State no figure found in neither rows nor call."
+    "figure is a result unless marked (change). State no figure found in neither rows nor call. "
+    "Rows marked UNCONFIRMED were read by rules that have not earned verification: use them "
+    "only as their quote supports them."
 )
+UNCONFIRMED_ROWS = 6  # of the unconfirmed rows, in the block
 
 
 def _cell(text: str | None) -> str:
@@ -205,6 +215,27 @@ def _guidance_rows(facts: CallFacts) -> list[list[str]]:
     ]  # fmt: skip
 
 
+def _why(row: KeyFigure | GuidanceItem) -> str:
+    return _cell("; ".join(r.split(" (")[0] for r in row.weak_rules[:3]))
+
+
+def _unconfirmed_lines(facts: CallFacts) -> list[str]:
+    """The rows read by code with a weak rule: apart, each with the rules that make it so."""
+    if not (facts.unconfirmed_key_figures or facts.unconfirmed_guidance):
+        return []
+    rows = [
+        [_cell(k.label), _cell(_figure_cell(k)), _cell(k.period), _cell(k.comparison), _why(k),
+         _quote(k.sentence, _figures(k))]
+        for k in facts.unconfirmed_key_figures
+    ] + [
+        [_cell(f"Guidance: {g.label}"), _cell(_guidance_cell(g)), _cell(g.period),
+         _cell(g.direction or "direction not stated"), _why(g), _quote(g.sentence, _figures(g))]
+        for g in facts.unconfirmed_guidance
+    ]  # fmt: skip
+    head = ("Metric", "Figure", "Period", "Change / direction", "Unconfirmed rules", "Quote")
+    return [UNCONFIRMED_HEADING, "", UNCONFIRMED_NOTE, "", *_table(head, rows), ""]
+
+
 def _theme_line(theme: QaTheme) -> str:
     askers = sorted({q.asker or "?" for q in theme.questions})
     answered = sum(q.answered_with_figure for q in theme.questions)
@@ -249,6 +280,7 @@ def facts_markdown(facts: CallFacts) -> str:
     if facts.guidance:
         head = ("Metric", "Guidance", "Period", "Direction", "Quote")
         lines += ["**Guidance**", "", *_table(head, _guidance_rows(facts)), ""]
+    lines += _unconfirmed_lines(facts)
     lines += _tone_lines(facts)
     if facts.qa_themes:
         lines += ["**What the analysts asked**", ""] + [_theme_line(t) for t in facts.qa_themes]
@@ -287,6 +319,10 @@ def _block_rows(facts: CallFacts) -> list[str]:
         (k.label, _figure_cell(k), k) for k in facts.key_figures[:BLOCK_ROWS]
     ]
     rows += [(f"Guidance, {g.label}", _guidance_cell(g), g) for g in facts.guidance[:BLOCK_ROWS]]
+    weak_keys = facts.unconfirmed_key_figures[:UNCONFIRMED_ROWS]
+    weak_guid = facts.unconfirmed_guidance[: UNCONFIRMED_ROWS - len(weak_keys)]
+    rows += [(f"UNCONFIRMED {k.label}", _figure_cell(k), k) for k in weak_keys]
+    rows += [(f"UNCONFIRMED guidance, {g.label}", _guidance_cell(g), g) for g in weak_guid]
     for label, figure, row in rows:
         if row.sentence in quoted:
             quote = f"as {quoted[row.sentence]}"
@@ -303,6 +339,8 @@ def facts_block(facts: CallFacts) -> str:
     room for the call; the report's section lists them all)."""
     lines = _block_rows(facts)
     left = max(0, len(facts.key_figures) - BLOCK_ROWS) + max(0, len(facts.guidance) - BLOCK_ROWS)
+    left += max(0, len(facts.unconfirmed_key_figures) + len(facts.unconfirmed_guidance)
+                - UNCONFIRMED_ROWS)  # fmt: skip
     if left:
         lines.append(f"- ({left} more rows in the report's Call facts section)")
     if facts.tone is not None:
