@@ -366,7 +366,7 @@ def rules_main(write: bool, verbose: bool) -> int:
     return 0
 
 
-def explain_main(cid: str, period: str | None) -> int:
+def explain_main(cid: str, period: str | None, company: str | None = None) -> int:
     """Each row of one call with the rule behind each field, and its sentence."""
     candidates = [ECTSUM / f"{cid}.txt", ECTSUM_MORE / f"{cid}.txt", REVIEW_DIR / f"{cid}.txt",
                   Path(cid)]  # fmt: skip
@@ -375,7 +375,7 @@ def explain_main(cid: str, period: str | None) -> int:
         print(f"error: no call {cid!r} in {ECTSUM}, {ECTSUM_MORE} or {REVIEW_DIR}",
               file=sys.stderr)  # fmt: skip
         return 2
-    facts = build(path.read_text(encoding="utf-8"), period)
+    facts = build(path.read_text(encoding="utf-8"), period, company)
     c = facts.call
     print(f"{cid}: {c.company or '(company not stated)'}, "
           f"{c.period or '(period not stated)'}")  # fmt: skip
@@ -388,13 +388,15 @@ def explain_main(cid: str, period: str | None) -> int:
     for title, rows in groups:
         for r in rows:
             direction = getattr(r, "direction", None)
-            what = f"{r.label} {r.text} {r.period}" + (f" {direction}" if direction else "")
+            signed = getattr(r, "value", None)
+            shown = f"{r.text} (value {signed:g})" if isinstance(signed, float) else r.text
+            what = f"{r.label} {shown} {r.period}" + (f" {direction}" if direction else "")
             print(f"\n[{title}] {what}")
             for fld, rule in r.rules.items():
                 print(f"    {fld:>9}: {rule}")
             for extra in (getattr(r, "change", None), getattr(r, "prior", None)):
                 if extra is not None:
-                    print(f"    {extra.role} {extra.text}: " + ", ".join(
+                    print(f"    {extra.role} {extra.text} (value {extra.value:g}): " + ", ".join(
                         f"{f}={x}" for f, x in extra.rules.items()))  # fmt: skip
             if r.weak_rules:
                 print(f"    weak: {'; '.join(r.weak_rules)}")
@@ -418,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
                     "docs/results/facts.md)")  # fmt: skip
     ap.add_argument("--explain", metavar="ID", help="print one call's rows with their rules")
     ap.add_argument("--period", help="with --explain: the call's period, as a user gives it")
+    ap.add_argument("--company", help="with --explain: the company, as a user gives it")
     ap.add_argument("--tuning-mistakes", action="store_true",
                     help="print the tuning calls' wrong rows and missed items (never the "
                     "validation calls': no fix is made from them)")  # fmt: skip
@@ -425,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rules:
         return rules_main(args.write, args.verbose)
     if args.explain:
-        return explain_main(args.explain, args.period)
+        return explain_main(args.explain, args.period, args.company)
     calls = sorted(p for p in args.dir.glob("*.summary.txt")) if args.dir.is_dir() else []
     if not calls:
         print(f"skipped: no ECTSum calls with gold bullets in {args.dir}")

@@ -20,6 +20,7 @@ def fake_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("pipeline", list(PIPELINES))
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_analyze_writes_report(
     pipeline: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

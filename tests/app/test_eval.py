@@ -359,6 +359,7 @@ def test_paired_comparisons_say_not_significant_rather_than_rank_noise() -> None
     assert low is not None and high is not None and low < 0.5 < high  # 7/10 is not enough
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_summary_has_paired_comparisons_and_win_rate_intervals(
     tmp_path: Path, sample_text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ CSV = (
 )
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_analyze_checks_the_key_figures_against_the_filing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -47,6 +48,7 @@ def test_analyze_checks_the_key_figures_against_the_filing(
     assert by["eps"]["filing"] is None  # adjusted EPS: no filed adjusted value
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_the_models_data_block_carries_the_verdicts() -> None:
     from core.facts import call_facts
 

@@ -246,6 +246,7 @@ async def test_nothing_dated_on_or_after_the_call_reaches_a_pipeline(tmp_path: P
         await fill(Settings(data_dir=tmp_path), None, "NWO", CALL, None, None)
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_analyze_fetch_with_no_key_at_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

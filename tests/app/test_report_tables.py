@@ -9,12 +9,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from openpyxl import load_workbook
 
 from tests.app.api_helpers import api, wait_status
 from tests.conftest import SAMPLE
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_workbook_and_csv_zip_hold_the_reports_values(tmp_path: Path) -> None:
     text = SAMPLE.read_text(encoding="utf-8")
     with api(tmp_path) as client:

@@ -16,6 +16,7 @@ from tests.calls import CALL
 from tests.scripts import block, findebate_models
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 async def test_facts_pipeline_needs_no_model(fake_engine: Any) -> None:
     models = FakeModels({})  # no script at all: a model call would fail the run
     async with fake_engine(models, fact_check=True) as engine:

@@ -103,6 +103,7 @@ async def test_the_simple_writer_is_the_transcript_only_baseline(
     assert any("transcript-only baseline" in n for n in out.report.notes)
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 async def test_the_feedback_flows_write_with_the_data(fake_engine: Any, sample_text: str) -> None:
     """The paper gave its data to the advanced writer and to all multi-agent flows: their
     simple writer (first report and revisions), the panel, the reviewers and the rewriter get

@@ -217,6 +217,7 @@ def test_simple_writer_first_draft_and_revision() -> None:
     assert "REVIEW-SLOT" in revision.user and "DRAFT-SLOT" in revision.user
 
 
+@pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
 def test_the_simple_writer_baseline_prompt_holds_nothing_from_outside_the_call() -> None:
     """The simple writer's real prompt, its inputs taken from a state that holds statements
     (with the call facts' filing check) and the vendor's consensus: the transcript-only baseline
