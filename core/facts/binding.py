@@ -425,10 +425,6 @@ _AFTER_METRIC = re.compile(
     r"q[1-4])|(?:and|or)\s+(?:approximately |about )?[$€£]?\d)",
     re.IGNORECASE,
 )
-# ratios where better is lower: an improvement is a decrease
-_LOWER_IS_BETTER = frozenset(
-    ["combined_ratio", "efficiency_ratio", "operating_ratio", "medical_care_ratio"]
-)
 _THRESHOLD = re.compile(
     r"\b(?:with|having|of)\s+(?:[\w-]+\s+){0,3}(?:over|above|more than|greater than|at least|"
     r"exceeding|in excess of)\s+$",
@@ -485,8 +481,6 @@ _A_MARGIN = re.compile(
     r"roughly |around |nearly )?$",
     re.IGNORECASE,
 )
-_MARGIN_OF = {"ebitda": "ebitda_margin", "operating_income": "operating_margin",
-              "gross_profit": "gross_margin"}  # fmt: skip
 
 
 # what drove a total, then its own growth: " by continued strength in e-commerce, up "

@@ -148,9 +148,8 @@ class CallIdentity:
     adjusted_guidance: bool = False  # "our EPS guidance excludes non-GAAP adjustments"
     # metrics the call declares non-GAAP ("non-GAAP measures, including operating income")
     non_gaap_metrics: frozenset[str] = frozenset()
-    # "all figures are non-GAAP unless noted" (not "earnings and margin figures are adjusted"):
-    # free cash flow too; the metrics it names as exceptions ("other than revenue") are not
-    adjusted_all: bool = False
+    # the metrics "all figures are adjusted unless noted" names as exceptions ("other than
+    # revenue"): not adjusted
     adjusted_except: frozenset[str] = frozenset()
     # an asset manager's call (assets under management and net flows): its "organic growth" is
     # of assets, from flows, not of revenue
@@ -195,7 +194,6 @@ def _company(sents: Sequence[Sentence]) -> str | None:
 _ORDINALS = frozenset(["First", "Second", "Third", "Fourth", "Fifth"])
 
 
-_PERIOD_WORD = re.compile(r"(?i)(?:fy|q[1-4]|h[12])['’]?\d{0,4}|(?:19|20)\d{2}")
 
 
 def _clean_name(raw: str) -> str | None:
@@ -399,8 +397,6 @@ def call_period_named(sents: Sequence[Sentence]) -> tuple[Period | None, str]:
     return Period("Q", n, year), how
 
 
-# a default basis that names what it covers: "earnings, margin and expense figures are adjusted"
-_PNL_SCOPE = re.compile(r"\b(?:earnings|margins?|expenses?|eps|income|profits?)\b", re.I)
 _EXCEPT = re.compile(r"\b(?:other than|except(?: for)?|excluding)\s+(?P<what>[^.;]{3,80}?)\s+"
                      r"(?:are|is|were)\b", re.IGNORECASE)  # fmt: skip
 _NON_GAAP_LIST = re.compile(
@@ -515,7 +511,6 @@ def identify(
         adjusted_guidance=bool(_ADJUSTED_GUIDANCE.search(" ".join(s.text for s in sents)))
         or basis in ("adjusted", "non-gaap", "core"),
         non_gaap_metrics=_non_gaap_metrics(text) | scope,
-        adjusted_all=adjusted is not None and not _PNL_SCOPE.search(adjusted.group(0)),
         adjusted_except=frozenset(
             x.metric.name
             for m in _EXCEPT.finditer(adjusted.group(0) if adjusted else "")
