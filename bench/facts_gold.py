@@ -190,8 +190,10 @@ def load(path: Path, text: str) -> Gold:
     heads = sum(r.headline for r in gold.rows if r.kind == "figure")
     figures = sum(r.kind == "figure" for r in gold.rows)
     if heads > 8 or heads < min(5, figures):
-        gold.errors.append(f"{heads} headline figures: mark 5-8 (all of them when the call "
-                           "states fewer than 5 figures)")
+        gold.errors.append(
+            f"{heads} headline figures: mark 5-8 (all of them when the call "
+            "states fewer than 5 figures)"
+        )
     return gold
 
 

@@ -1869,8 +1869,14 @@ def p_segment_in_clause(c: Clause, b: Bound) -> Set | None:
     if len(found) != 1:
         return None
     seg = found[0].group("seg")
-    return Set(seg) if _names_a_part(seg, c.company_words) and not re.fullmatch(
-        r"(?:largest|biggest|smallest|other|each|every|core|main|key)", seg, re.I) else None
+    return (
+        Set(seg)
+        if _names_a_part(seg, c.company_words)
+        and not re.fullmatch(
+            r"(?:largest|biggest|smallest|other|each|every|core|main|key)", seg, re.I
+        )
+        else None
+    )
 
 
 _SHARED_PART = re.compile(

@@ -194,8 +194,6 @@ def _company(sents: Sequence[Sentence]) -> str | None:
 _ORDINALS = frozenset(["First", "Second", "Third", "Fourth", "Fifth"])
 
 
-
-
 def _clean_name(raw: str) -> str | None:
     words = raw.replace("’", "'").split()
     while words and words[0] in _NOT_NAMES:
