@@ -62,8 +62,13 @@ def get_owner(request: Request) -> str | None:
                 headers={"WWW-Authenticate": "Bearer"},
             )
         token = in_url
-    if token and any(hmac.compare_digest(token, k.get_secret_value()) for k in keys):
-        return hashlib.sha256(token.encode()).hexdigest()[:16]
+    # compared as bytes: a key with any characters is a 401, never a TypeError (compare_digest
+    # refuses str with non-ASCII characters); header values arrive decoded as latin-1
+    given = token.encode("utf-8", "surrogateescape") if token else b""
+    if token and any(
+        hmac.compare_digest(given, k.get_secret_value().encode("utf-8")) for k in keys
+    ):
+        return hashlib.sha256(given).hexdigest()[:16]
     raise ApiError(
         401,
         "missing or invalid API key (Authorization: Bearer <key>, or X-Api-Key: <key>)",

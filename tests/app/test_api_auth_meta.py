@@ -123,3 +123,26 @@ def test_no_key_in_meta_endpoints_or_docs(tmp_path: Path) -> None:
             assert "sekrit" not in resp.text, url
         search = client.post("/assistants/search", json={}, headers=auth)
         assert search.status_code == 200 and "sekrit" not in search.text
+
+
+def test_a_key_with_characters_outside_ascii_is_a_401_not_a_500(
+    tmp_path: Path, caplog: Any
+) -> None:
+    """A key is compared as bytes: any characters are a 401 with a JSON body, on every route
+    that takes a key (headers, the event stream's ?access_token=, the LangGraph routes), and
+    a refusal is one log line, no traceback."""
+    with caplog.at_level(logging.INFO), api(tmp_path, api_keys="key-a") as client:
+        tries: list[tuple[str, str, dict[str, Any]]] = [  # header values as sent: UTF-8 bytes
+            ("GET", "/v1/runs", {"X-Api-Key": "é".encode()}),
+            ("GET", "/v1/runs", {"Authorization": "Bearer kéy".encode()}),
+            ("POST", "/threads", {"X-Api-Key": "é".encode()}),
+            ("GET", "/v1/runs/r1/events?access_token=%C3%A9", {"Accept": "text/event-stream"}),
+        ]
+        for method, url, headers in tries:
+            r = client.request(method, url, headers=headers, json={} if method == "POST" else None)
+            assert r.status_code == 401, (url, headers, r.status_code, r.text[:200])
+            assert r.headers["content-type"].startswith("application/json")
+            assert "API key" in r.json()["detail"]
+        ok = client.get("/v1/runs", headers={"X-Api-Key": "key-a"})
+        assert ok.status_code == 200
+    assert "Traceback" not in caplog.text
