@@ -206,6 +206,10 @@ class Financials(BaseModel):
         description="the earnings release's values for the call's quarter (8-K exhibit 99.1, "
         "filed on or before the call), for the filing check only",
     )
+    cut: str | None = Field(
+        default=None,
+        description="what was cut as dated on or after the call (set by `before_the_call`)",
+    )
 
     @model_validator(mode="after")
     def _dates_in_order(self) -> Financials:
@@ -306,12 +310,25 @@ class Prices(BaseModel):
         description="the call date: bars dated on or after it are dropped here, before any "
         "pipeline can see them (no look-ahead)",
     )
+    cut: str | None = Field(
+        default=None, description="what was dropped as dated on or after the call (set here)"
+    )
 
     @model_validator(mode="after")
     def _before_the_call(self) -> Prices:
         if self.as_of is None:
             return self
         cutoff = self.as_of
+        dropped = [b.date for s in (self.company, self.benchmark) if s is not None
+                   for b in s.bars if b.date >= cutoff]  # fmt: skip
+        if dropped and self.cut is None:
+            object.__setattr__(
+                self,
+                "cut",
+                f"{len(dropped)} price bar(s) dated on or after the call date {cutoff} (through "
+                f"{max(dropped)}) were cut: no data from after the call is used",
+            )
+            self.__pydantic_fields_set__.add("cut")  # kept by serializers of set fields only
         company = [b for b in self.company.bars if b.date < cutoff]
         if len(company) < 2:
             raise ValueError(f"company prices need at least 2 bars before {cutoff}")
@@ -324,6 +341,42 @@ class Prices(BaseModel):
                 self.benchmark.model_copy(update={"bars": bench}) if len(bench) >= 2 else None,
             )
         return self
+
+
+def before_the_call(
+    financials: Financials | None, prices: Prices | None, call_date: date
+) -> tuple[Financials | None, Prices | None]:
+    """What a run may see of a call on `call_date`, whatever the source (fetched, a user's
+    body, a file, an eval's folder): every price bar, statement and consensus dated on or after
+    the call is cut (a statement dated by its period's end), each cut said in its `cut` note (the
+    report lists it). Statements whose latest quarter ends on or after the call are refused
+    (InputError): they are not the statements the call was made with."""
+    if prices is not None and (prices.as_of is None or prices.as_of > call_date):
+        prices = Prices(company=prices.company, benchmark=prices.benchmark, as_of=call_date)
+    if financials is None:
+        return None, prices
+    latest = financials.most_recent_earnings.fiscalDateEnding
+    if latest >= call_date:
+        raise InputError(
+            f"the statements' latest quarter ends {latest}, on or after the call date {call_date}: "
+            "nothing dated after the call may be used (send the statements the call was made with)"
+        )
+    said: list[str] = []
+    update: dict[str, Any] = {}
+    kept = [q for q in financials.quarters if q.fiscalDateEnding < call_date]
+    if len(kept) != len(financials.quarters):
+        update["quarters"] = kept
+        said.append(f"{len(financials.quarters) - len(kept)} quarter(s)")
+    consensus = financials.consensus
+    if consensus is not None and consensus.fiscalDateEnding >= call_date:
+        update["consensus"] = None
+        said.append(f"the consensus for {consensus.fiscalDateEnding}")
+    if said:
+        update["cut"] = (
+            f"statements dated on or after the call date {call_date} were cut: {', '.join(said)}"
+        )
+        financials = financials.model_copy(update=update)
+    return financials, prices
 
 
 # -- files (the CLI's --financials / --prices) -----------------------------------------------

@@ -60,7 +60,8 @@ def check_bounds(
             f"(EDESK_MAX_TRANSCRIPT_BYTES={max_bytes})"
         )
     newline = b"\n" if isinstance(text, bytes) else "\n"
-    lines = text.count(newline) + 1  # type: ignore[arg-type]
+    # lines as an editor counts them: a final newline ends the last line, it opens none
+    lines = text.count(newline) + (0 if text.endswith(newline) else 1)  # type: ignore[arg-type]
     if lines > max_lines:
         raise TranscriptTooManyLines(
             f"transcript has {lines:,} lines; the limit is {max_lines:,} lines "

@@ -115,7 +115,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     body, footnotes = _footnote(body, numbers, state.get("fact_check"))
     passages = _passages(state)
     links = link_evidence(body, transcript, passages, numbers, chunk_words=ctx.options.chunk_words)
-    notes = list(state.get("notes", []))
+    notes = list(state.get("notes", [])) + input_notes(state)
     injections = find_injections(transcript.text)
     if injections:
         notes.append(injection_note(injections))
@@ -185,6 +185,22 @@ def _footnote(
             f"market data or the consensus, nor computed from them ({checked})."
         )
     return body, "\n".join(lines)
+
+
+def input_notes(state: PipelineState) -> list[str]:
+    """What was cut from the given statements and prices as dated on or after the call, and,
+    with no call date, which day the market data is as of."""
+    out: list[str] = []
+    financials, prices = state.get("financials"), state.get("prices")
+    if financials is not None and financials.cut:
+        out.append(f"inputs: {financials.cut}")
+    if prices is not None and prices.cut:
+        out.append(f"inputs: {prices.cut}")
+    if prices is not None and prices.as_of is None and prices.company.bars:
+        newest = max(b.date for b in prices.company.bars)
+        out.append(f"inputs: no call date was given, so the market data is as of its newest bar, "
+                   f"{newest} (give the call date to cut anything from that day on)")  # fmt: skip
+    return out
 
 
 def _extras(state: PipelineState) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from app.api.schemas import RunCreate
 from app.market.http import VendorError
 from app.market.sources import fill, resolve_source
 from app.settings import Settings
+from core.inputs import InputError, before_the_call
 from core.transcript import (
     Transcript,
     TranscriptError,
@@ -30,27 +31,35 @@ log = logging.getLogger(__name__)
 EXTRA_BODY_BYTES = 4_000_000  # room for financials / prices next to the transcript
 
 
-def _refuse_declared_oversize(request: Request, limit: int) -> None:
-    """413 before reading anything when Content-Length already says the body is too big."""
+TRANSCRIPT_LIMIT = "EDESK_MAX_TRANSCRIPT_BYTES, with room for the other fields"
+
+
+def _refuse_declared_oversize(
+    request: Request, limit: int, field: str = "transcript", setting: str = TRANSCRIPT_LIMIT
+) -> None:
+    """413 before reading anything when Content-Length already says the body is too big; the
+    refusal names the field the limit is about ("" for the body as a whole) and its setting."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > limit:
         raise FieldError(
-            "transcript",
-            f"request body is {int(declared):,} bytes; the limit is {limit:,}",
+            field,
+            f"request body is {int(declared):,} bytes; the limit is {limit:,} ({setting})",
             status=413,
             kind="too_large",
         )
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    _refuse_declared_oversize(request, limit)
+async def _read_body(
+    request: Request, limit: int, field: str = "transcript", setting: str = TRANSCRIPT_LIMIT
+) -> bytes:
+    _refuse_declared_oversize(request, limit, field, setting)
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
             raise FieldError(
-                "transcript",
-                f"request body is over the {limit:,}-byte limit",
+                field,
+                f"request body is over the {limit:,}-byte limit ({setting})",
                 status=413,
                 kind="too_large",
             )
@@ -79,9 +88,12 @@ def loads(raw: str | bytes) -> Any:
     return json.loads(raw, parse_constant=_no_constant)
 
 
-async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
-    """A JSON object body of at most `limit` bytes (413 past it, 422 when it is not one)."""
-    body = await _read_body(request, limit)
+async def read_json_object(
+    request: Request, limit: int, field: str = "transcript", setting: str = TRANSCRIPT_LIMIT
+) -> dict[str, Any]:
+    """A JSON object body of at most `limit` bytes (413 past it, naming `field` and the
+    `setting` that sets the limit; 422 when it is not one)."""
+    body = await _read_body(request, limit, field, setting)
     try:
         data = loads(body)
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
@@ -152,21 +164,44 @@ def check_transcript(
         raise transcript_refusal(exc, where) from None
 
 
+def _call_date(body: RunCreate) -> date | None:
+    """The body's call date, checked (a YYYY-MM-DD that is a date: 422 naming it otherwise)."""
+    if not body.call_date:
+        return None
+    try:
+        return date.fromisoformat(body.call_date)
+    except ValueError:
+        raise FieldError("call_date", f"{body.call_date!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _before_the_call(body: RunCreate) -> RunCreate:
+    """A body's own statements and prices with nothing dated on or after its `call_date` (each
+    cut said in the report); with no call date, nothing is cut and the report says the newest
+    bar is the as-of date."""
+    call_date = _call_date(body)
+    if call_date is None or (body.financials is None and body.prices is None):
+        return body
+    try:
+        financials, prices = before_the_call(body.financials, body.prices, call_date)
+    except InputError as exc:
+        raise FieldError("financials", str(exc)) from None
+    except ValueError as exc:  # fewer than two bars left before the call
+        raise FieldError("prices", f"before the call date {call_date}: {exc}") from None
+    return body.model_copy(update={"financials": financials, "prices": prices})
+
+
 async def fetch_market_data(body: RunCreate, settings: Settings) -> RunCreate:
     """`fetch`: the statements and prices the body lacks, from the chosen source (the body's
     `source`, else EDESK_MARKET_SOURCE; cached, spaced to the source's rate limit). Refused
     before any run exists: 422 naming the missing field or setting, 502 with the source's
     answer (naming ticker and endpoint, form or field)."""
     if not body.fetch:
-        return body
+        return _before_the_call(body)
     if not body.ticker:
         raise FieldError("ticker", "fetch needs the company's ticker")
-    if not body.call_date:
+    call_date = _call_date(body)
+    if call_date is None:
         raise FieldError("call_date", "fetch needs the call's date (YYYY-MM-DD)")
-    try:
-        call_date = date.fromisoformat(body.call_date)
-    except ValueError:
-        raise FieldError("call_date", f"{body.call_date!r} is not a date") from None
     source = resolve_source(body.source, settings)
     if source == "alphavantage" and not settings.alphavantage_api_key:
         raise FieldError(

@@ -110,7 +110,9 @@ class BodyLimit:
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > self.limit:
             size = int(declared)
-            await _too_large(send, f"{size:,} bytes; the limit is {self.limit:,}")
+            await _too_large(
+                send, f"{size:,} bytes; the limit is {self.limit:,} (EDESK_MAX_REQUEST_BYTES)"
+            )
             return
         received = 0
         loop = asyncio.get_running_loop()
@@ -134,7 +136,12 @@ class BodyLimit:
                 received += len(message.get("body", b""))
                 if received > self.limit:
                     # raised inside the app (FastAPI re-raises HTTPException from body reading)
-                    raise HTTPException(413, _detail(f"over the {self.limit:,}-byte limit"))
+                    raise HTTPException(
+                        413,
+                        _detail(
+                            f"over the {self.limit:,}-byte limit (EDESK_MAX_REQUEST_BYTES)"
+                        ),
+                    )
             return message
 
         await self.app(scope, limited, send)

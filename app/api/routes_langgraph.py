@@ -72,10 +72,10 @@ def _assistant(request: Request, name: str) -> Assistant:
 
 @router.post("/assistants/search", response_model=list[Assistant])
 async def search_assistants(
-    request: Request, response: Response, _owner: OwnerDep
+    request: Request, response: Response, _owner: OwnerDep, settings: SettingsDep
 ) -> list[Assistant]:
     """The pipelines, as assistants (filters: graph_id, name, metadata; limit, offset)."""
-    query = _validated(AssistantSearch, await _json(request, 1_000_000))
+    query = _validated(AssistantSearch, await _json(request, settings.max_request_bytes, ""))
     found = [
         a
         for a in (_assistant(request, name) for name in PIPELINES)
@@ -115,7 +115,7 @@ async def create_thread(
     request: Request, manager: ManagerDep, owner: OwnerDep, settings: SettingsDep
 ) -> Thread:
     """Make a thread (ids are per key: another key's thread of the same id is another one)."""
-    body = _validated(ThreadCreate, await _json(request, 1_000_000))
+    body = _validated(ThreadCreate, await _json(request, settings.max_request_bytes, ""))
     check_metadata(body.metadata, settings)
     thread_id = body.thread_id or str(uuid.uuid4())
     async with get_intake_lock(request):
@@ -390,8 +390,15 @@ async def cancel_thread_run(
     action: Literal["interrupt", "rollback"] = "interrupt",
 ) -> Any:
     """Cancel (queued: at once; running: at the next node boundary). `action=rollback` also
-    deletes the run. With `wait`, answers when the run has stopped."""
+    deletes the run, unless it has already finished: a cancel never destroys a finished result
+    (409; DELETE the run to remove it). With `wait`, answers when the run has stopped."""
     record = await _thread_run(manager, thread_id, run_id, owner)
+    if action == "rollback" and record.status in TERMINAL:
+        raise ApiError(
+            409,
+            f"run {run_id} has already finished ({record.status}): a cancel does not delete a "
+            "finished run; DELETE it to remove it",
+        )
     if action == "rollback":
         await manager.delete(record.id)
         response.status_code = 204
@@ -418,15 +425,18 @@ async def delete_thread_run(
 # -- body reading ------------------------------------------------------------------------------
 
 
-async def _json(request: Request, limit: int) -> dict[str, Any]:
+async def _json(request: Request, limit: int, field: str = "transcript") -> dict[str, Any]:
     """The JSON object body; an empty body is an empty object (the SDK sends none for some
-    calls)."""
+    calls). A body over `limit` is a 413 naming `field` ("" for a body with no transcript,
+    whose limit is EDESK_MAX_REQUEST_BYTES)."""
     if request.headers.get("content-length") == "0":
         return {}
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype and ctype != "application/json":
         raise ApiError(415, f"unsupported content type {ctype!r}; send application/json")
-    return await read_json_object(request, limit)
+    if field:
+        return await read_json_object(request, limit)
+    return await read_json_object(request, limit, "", "EDESK_MAX_REQUEST_BYTES")
 
 
 def _validated(model: type[M], data: dict[str, Any]) -> M:

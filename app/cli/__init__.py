@@ -28,7 +28,14 @@ from app.service.engine import Engine, RunOutcome
 from app.service.requests import RunRequest
 from app.settings import Settings
 from core.contract import CallInfo
-from core.inputs import Financials, InputError, Prices, financials_from_text, prices_from_text
+from core.inputs import (
+    Financials,
+    InputError,
+    Prices,
+    before_the_call,
+    financials_from_text,
+    prices_from_text,
+)
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
 from graphs import PIPELINES, draw, get_pipeline
 
@@ -168,6 +175,21 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     financials, prices = read_inputs(args)
     if args.fetch:
         financials, prices = await fetch_inputs(args, settings, financials, prices, console)
+    elif args.call_date:
+        # the files' statements and prices: nothing dated on or after the call (the report
+        # says what was cut)
+        from datetime import date
+
+        try:
+            call_date = date.fromisoformat(args.call_date)
+        except ValueError:
+            raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
+        try:
+            financials, prices = before_the_call(financials, prices, call_date)
+        except ValueError as exc:  # InputError too
+            raise UsageError(
+                f"--financials/--prices before --call-date {call_date}: {exc}"
+            ) from None
     try:
         options = resolve(args, args.pipeline, settings.run_defaults())
     except OptionError as exc:

@@ -17,7 +17,7 @@ from app.market.stooq import SOURCE as STOOQ_SOURCE
 from app.market.stooq import Stooq
 from app.settings import Settings
 from core.filing import release_values
-from core.inputs import Financials, Prices
+from core.inputs import Financials, InputError, Prices, before_the_call
 
 AV_SOURCE = "Alpha Vantage"
 
@@ -110,4 +110,13 @@ async def fill(
                 sources["prices"] = f"{STOOQ_SOURCE} ({ticker}, {bench})"
     except ValidationError as exc:
         raise VendorError(f"market data for {ticker}: the answer did not parse: {exc}") from None
-    return Filled(financials=financials, prices=prices, sources=sources)
+    # given or fetched: nothing dated on or after the call reaches a run (no look-ahead)
+    try:
+        cut_financials, cut_prices = before_the_call(financials, prices, call_date)
+    except InputError as exc:
+        raise VendorError(f"statements for {ticker}: {exc}") from None
+    assert cut_financials is not None and cut_prices is not None
+    for name, note in (("cut", cut_prices.cut), ("cut statements", cut_financials.cut)):
+        if note:
+            sources[name] = note
+    return Filled(financials=cut_financials, prices=cut_prices, sources=sources)

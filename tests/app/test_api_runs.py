@@ -366,3 +366,39 @@ def test_retriever_option_reaches_retrieval(tmp_path: Path) -> None:
     assert scores["bm25"] and scores["hybrid"]
     assert max(scores["hybrid"]) <= 2 / 61 + 1e-9
     assert max(scores["bm25"]) > 2 / 61
+
+
+def test_nothing_dated_on_or_after_the_call_reaches_a_run(tmp_path: Path) -> None:
+    """A user's prices with a bar from 2099 and statements with a later quarter, and a call on
+    2026-07-30: the scorecard is as of the last bar before the call, the later quarter is cut,
+    and the report says what was cut; statements whose latest quarter is after the call are
+    refused; a call date that is no date is refused; with no call date, the report says which
+    day the market data is as of."""
+    prices = _prices()
+    company = prices["company"]
+    assert isinstance(company, dict)
+    late = {"date": "2099-01-01", "open": 1000, "high": 1000, "low": 1000, "close": 1000,
+            "volume": 1}  # fmt: skip
+    company["bars"] = [*company["bars"], late]
+    later = {"fiscalDateEnding": "2026-09-30", "totalRevenue": "2000000000"}
+    fin = {**FIN, "quarters": [FIN["most_recent_earnings"], later]}
+    body = {"transcript": TEXT, "pipeline": "adversarial", "call_date": "2026-07-30",
+            "prices": prices, "financials": fin}  # fmt: skip
+    with api(tmp_path) as client:
+        report = client.post("/v1/runs?wait=true", json=body).json()["report"]
+        card = report["extras"]["market_scorecard"]
+        assert card["as_of"] < "2026-07-30" and card["close"] != 1000
+        notes = " ".join(report["notes"])
+        assert "1 price bar(s) dated on or after the call date 2026-07-30" in notes
+        assert "2099-01-01" in notes and "1 quarter(s)" in notes
+        # statements whose latest quarter is after the call: not the call's
+        bad = {**body, "financials": {"most_recent_earnings": later}}
+        r = client.post("/v1/runs", json=bad)
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "financials"]
+        r = client.post("/v1/runs", json={"transcript": TEXT, "call_date": "9999-99-99"})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "call_date"]
+        undated = {"transcript": TEXT, "pipeline": "adversarial", "prices": _prices()}
+        report = client.post("/v1/runs?wait=true", json=undated).json()["report"]
+        notes = " ".join(report["notes"])
+        assert "no call date was given, so the market data is as of its newest bar" in notes
+        assert client.get("/v1/runs").json()["total"] == 2  # nothing stored on a refusal
