@@ -274,6 +274,12 @@ _BIDI = dict.fromkeys(
 )
 
 
+def without_bidi(text: str) -> str:
+    """Text with its bidirectional controls (U+202E ...) removed: quoted in a report, a cell or
+    a file, it displays in the order it was written."""
+    return text.translate(_BIDI)
+
+
 def plain_line(text: str | None) -> str | None:
     """Metadata as single-line plain text: bidirectional controls (e.g. U+202E) and other
     control or format characters removed, every run of whitespace one space; empty -> None."""
@@ -289,8 +295,9 @@ def plain_line(text: str | None) -> str | None:
 
 
 def markdown_text(text: str) -> str:
-    """Plain text as Markdown that renders as itself (no headings, links, emphasis, HTML)."""
-    return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", text)
+    """Plain text as Markdown that renders as itself (no headings, links, emphasis, HTML, nor
+    bidirectional controls that display it reversed)."""
+    return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", without_bidi(text))
 
 
 class CallInfo(BaseModel):

@@ -10,11 +10,16 @@ import csv
 from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
+from core.contract import without_bidi
+
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def cell(value: Any) -> Any:
-    """A value as a CSV cell a spreadsheet shows as written."""
+    """A value as a CSV cell a spreadsheet shows as written (bidirectional controls, which
+    would display it reversed, removed)."""
+    if isinstance(value, str):
+        value = without_bidi(value)
     if not isinstance(value, str) or not value.startswith(FORMULA_START):
         return value
     try:

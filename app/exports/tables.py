@@ -11,7 +11,7 @@ import zipfile
 from typing import Any
 
 from app.exports import csv_cells
-from core.contract import GuidanceItem, KeyFigure, Report, StatedFigure
+from core.contract import GuidanceItem, KeyFigure, Report, StatedFigure, without_bidi
 
 Table = tuple[list[str], list[list[Any]]]
 
@@ -108,7 +108,8 @@ def report_xlsx(report: Report) -> bytes:
         for cell in ws[1]:
             cell.font = Font(bold=True)
         for row in rows:
-            ws.append(row)
+            # bidirectional controls would display a quote reversed: removed from every cell
+            ws.append([without_bidi(v) if isinstance(v, str) else v for v in row])
             for cell in ws[ws.max_row]:
                 if isinstance(cell.value, str) and cell.value.startswith("="):
                     cell.data_type = "s"  # text from a call or a model, never a formula

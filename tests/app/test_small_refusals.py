@@ -47,3 +47,31 @@ def test_a_rollback_never_deletes_a_finished_run(tmp_path: Path) -> None:
         r = client.post(f"/threads/{thread}/runs/{run_id}/cancel?action=rollback")
         assert r.status_code == 409 and "already finished" in r.json()["detail"]
         assert client.get(f"/threads/{thread}/runs/{run_id}").status_code == 200
+
+
+def test_bidirectional_controls_never_reach_a_quote_a_cell_or_a_csv() -> None:
+    """U+202E and its kin display a quote reversed: removed from report text, xlsx and CSV
+    cells, as they are from the company and period fields."""
+    import io
+    import zipfile
+    from datetime import UTC, datetime
+
+    from openpyxl import load_workbook
+
+    from app.exports import csv_cells
+    from app.exports.tables import report_csv_zip, report_xlsx
+    from core.contract import CallFacts, NodeFailure, Report, markdown_text
+    from tests.core.test_facts_text import key
+
+    evil = "revenue \u202egnihtemos\u202c was $5"
+    assert "\u202e" not in markdown_text(evil) and "\u202c" not in markdown_text(evil)
+    assert csv_cells.cell(evil) == "revenue gnihtemos was $5"
+    k = key("$5", evil, metric="revenue", value=5.0)
+    report = Report(pipeline="facts", status="degraded", markdown="r", transcript_sha256="0" * 64,
+                    created_at=datetime.now(UTC), facts=CallFacts(key_figures=[k]),
+                    failures=[NodeFailure(node="x", reason="y")])  # fmt: skip
+    book = load_workbook(io.BytesIO(report_xlsx(report)))
+    cells = [c.value for ws in book for row in ws.iter_rows() for c in row]
+    assert not any(isinstance(v, str) and "\u202e" in v for v in cells)
+    with zipfile.ZipFile(io.BytesIO(report_csv_zip(report))) as z:
+        assert not any("\u202e" in z.read(n).decode() for n in z.namelist())
