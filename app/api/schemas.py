@@ -50,8 +50,11 @@ class RunCreate(BaseModel):
     call_date: str | None = Field(
         default=None,
         pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-        description="YYYY-MM-DD, the day of the call (with `fetch`: nothing dated on or after "
-        "it is used)",
+        description="YYYY-MM-DD, the day of the call (a date: 422 otherwise). Whatever the "
+        "source of `financials` and `prices` (given or fetched), nothing dated on or after it is "
+        "used: later price bars, quarters and consensus are cut and the report's notes say so; "
+        "statements whose latest quarter ends on or after it are refused (422). Without it, "
+        "nothing is cut and the report says which day the market data is as of",
     )
     benchmark: str | None = Field(
         default=None, max_length=20, description="with `fetch`: the benchmark ticker (SPY)"
