@@ -24,7 +24,7 @@ from app.evaluation.service import EvalManager, calls_of
 from app.settings import Settings
 from app.storage import EvalRecord, EvalSpec
 from core.options import named_variants
-from core.transcript import TranscriptError, check_bounds
+from core.transcript import TranscriptError, check_bounds, decode_transcript, parse_transcript
 from core.transcript import visible as has_visible_text
 from graphs import PIPELINES
 
@@ -282,14 +282,16 @@ async def list_evals(
 
 
 def _within_bounds(items: list[EvalItem], settings: Settings) -> None:
-    """A server folder's calls within a run's bounds: refused on `dir`, naming the call."""
+    """A server folder's calls, each checked at intake as an inline call would be (size, lines,
+    UTF-8, not empty or only invisible characters, no NUL): refused on `dir`, naming the file."""
+    bounds = settings.transcript_bounds()
     for item in items:
         try:
-            check_bounds(item.path.read_bytes(), **settings.transcript_bounds())
+            parse_transcript(decode_transcript(item.path.read_bytes(), **bounds), **bounds)
         except TranscriptError as exc:
             refusal = transcript_refusal(exc)
-            raise FieldError("dir", f"call {item.id}: {exc}", status=refusal.status,
-                             kind=refusal.kind) from None  # fmt: skip
+            raise FieldError("dir", f"call {item.id} ({item.path.name}): {exc}",
+                             status=refusal.status, kind=refusal.kind) from None  # fmt: skip
 
 
 async def owned_eval(eval_id: str, evals: EvalsDep, owner: OwnerDep) -> EvalRecord:

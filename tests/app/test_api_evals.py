@@ -142,3 +142,29 @@ def test_an_eval_pairs_two_variants_of_one_pipeline(tmp_path: Path, sample_text:
     with api(tmp_path) as client:
         bad = {**body, "pipelines": ["adversarial@S9"], "pairwise": None}
         assert client.post("/v1/evals", json=bad).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        (b"\xff\xfe not utf-8", "not valid UTF-8"),
+        (b"", "empty"),
+        ("\u200b\u200b\n".encode(), "empty"),
+        (b"Revenue was $5 million.\x00", "NUL"),
+    ],
+)
+def test_a_folder_file_an_inline_call_would_refuse_is_refused_at_intake(
+    tmp_path: Path, sample_text: str, content: bytes, needle: str
+) -> None:
+    """Every file of a server folder is checked as an inline call is: a 422 naming the file,
+    and no eval is created."""
+    root = make_dataset(tmp_path / "ds", sample_text)
+    (root / "BAD_q1_2021.txt").write_bytes(content)
+    body = {"dir": str(root), "pipelines": ["zero_shot"]}
+    with api(tmp_path, eval_dirs=str(tmp_path)) as client:
+        r = client.post("/v1/evals", json=body)
+        assert r.status_code in (413, 422), r.text
+        [problem] = r.json()["detail"]
+        assert problem["loc"] == ["body", "dir"]
+        assert "BAD_q1_2021.txt" in problem["msg"] and needle in problem["msg"], problem
+        assert client.get("/v1/evals").json()["total"] == 0
