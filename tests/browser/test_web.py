@@ -433,9 +433,17 @@ def test_call_facts_rows_open_their_passages(server: Server, page: Any) -> None:
     assert head.endswith("(Q2 2026, result)"), head
     quote = page.locator("#drawer .fact-quote").inner_text()
     assert figure in quote and "Revenue grew 8.4%" in quote
-    page.locator('.md button.fact[data-fact="Guidance"]').first.click()
+    # the sample's guidance is read by rules that have not earned "verified": it is listed
+    # apart, and its rows open their passages too
+    guide = page.locator(
+        '.md button.fact[data-fact="Read by code, unconfirmed"]', has_text="billion"
+    )
+    guide.first.click()
     wait_until(page, "() => !!document.querySelector('#drawer .passage mark')?.textContent"
                      ".includes('billion')")  # fmt: skip
+    # the facts pipeline's rationale renders as the report does: code, not raw backticks
+    rationale = page.locator("table.recs tbody tr td").nth(2)
+    assert "`" not in rationale.inner_text() and rationale.locator("code").count() >= 1
     page.locator('.md button.fact[data-fact="Highlights"]').first.click()
     page.wait_for_selector("#drawer:not([hidden]) .passage mark")
     page.screenshot(path=str(OUT / "facts-report.png"), full_page=True)

@@ -141,3 +141,12 @@ export function renderMarkdown(src, { onCite = null, headingShift = 0 } = {}) {
   blocks(md.parse(String(src || ""), {}), root, ctx);
   return root;
 }
+
+/** One line of Markdown (code spans, emphasis, links) as inline DOM, in a <span>: a rationale
+ *  cell shows `+3.0` as code, as the report does, never raw backticks. */
+export function renderInlineMarkdown(src) {
+  const root = h("span", { class: "md-inline" });
+  const ctx = { onCite: null, headingShift: 0, footnoteRefs: [], root };
+  inline(md.parseInline(String(src || ""), {})[0]?.children || [], root, ctx);
+  return root;
+}

@@ -4,7 +4,7 @@
 
 import { api } from "./api.js";
 import { clear, fmtInt, fmtMs, h } from "./dom.js";
-import { renderMarkdown } from "./markdown.js";
+import { renderInlineMarkdown, renderMarkdown } from "./markdown.js";
 
 const HORIZON = { "1d": "1 day", "1w": "1 week", "1m": "1 month" };
 
@@ -25,7 +25,7 @@ export function recommendationsTable(recs) {
         h("td", { class: "conviction" },
           h("span", { class: "bar" }, h("span", { class: "fill", style: { width: `${r.conviction}%` } })),
           h("span", { class: "num" }, `${r.conviction}%`)),
-        h("td", {}, r.rationale),
+        h("td", {}, renderInlineMarkdown(r.rationale)),
         h("td", {}, (r.catalysts || []).length ? h("ul", { class: "plain" }, r.catalysts.map((c) => h("li", {}, c))) : "—"),
       ))));
 }
@@ -91,7 +91,12 @@ function linkFacts(root, facts, drawer) {
   if (!facts) return;
   const section = (title) => {
     const label = [...root.querySelectorAll("p > strong")].find((s) => s.textContent === title);
-    return label?.parentElement?.nextElementSibling || null;
+    let next = label?.parentElement?.nextElementSibling || null;
+    // "Read by code, unconfirmed" has a note between its label and its table
+    if (next?.tagName === "P" && next.nextElementSibling?.querySelector?.("tbody")) {
+      next = next.nextElementSibling;
+    }
+    return next;
   };
   const open = (heading, row, [start, end]) => drawer.show({
     heading, sub: [row.speaker, row.section].filter(Boolean).join(" · "),
@@ -120,6 +125,10 @@ function linkFacts(root, facts, drawer) {
   };
   rows("Key figures", facts.key_figures || [], (k) => k.label);
   rows("Guidance", facts.guidance || [], (g) => `Guidance, ${g.label}`);
+  // rows read by rules that have not earned "verified": key figures, then guidance
+  rows("Read by code, unconfirmed",
+    [...(facts.unconfirmed_key_figures || []), ...(facts.unconfirmed_guidance || [])],
+    (r) => `Unconfirmed: ${"direction" in r ? `guidance, ${r.label}` : r.label}`);
   const list = section("Highlights");
   if (list) {
     [...list.querySelectorAll(":scope > li")].forEach((li, i) => {
