@@ -138,7 +138,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
         ),
         (
             "introduced",
-            rf"\b(?:initiat\w*|introduc\w*|establish\w*|issu(?:e|es|ed|ing))\b"
+            rf"\b(?:initiat\w*|introduc\w*|establish\w*|issu(?:e|es|ed|ing)|reinstat\w*)\b"
             rf"(?:\s+[\w'-]+){{0,8}}\s+{_GUIDANCE_OBJECT}s?\b|"
             # "we are providing initial 2021 guidance", "our initial outlook for the year"
             rf"\binitial\s+(?:[\w'-]+\s+){{0,3}}{_GUIDANCE_OBJECT}s?\b",
@@ -755,8 +755,12 @@ def guidance(
     announced_partly = False
     announced_age = 0
     # a call that says its outlook moved ("we are raising our guidance"): an item it states
-    # without a direction is a case of its own
-    moved = any(_direction(s.text) in ("raised", "lowered") for s in sents if _eligible(s))
+    # without a direction is a case of its own; when it moved one way only, an item the call
+    # "now expects" moved that way ("Adjusted EPS is now expected to be $3.52 to $3.68")
+    moves = {d for s in sents if _eligible(s) and (d := _direction(s.text)) in ("raised",
+             "lowered") and re.search(rf"\b{_GUIDANCE_OBJECT}s?\b", s.text, re.I)}  # fmt: skip
+    moved = bool(moves)
+    one_way: Direction | None = next(iter(moves)) if len(moves) == 1 else None
     for s in sents:
         if s.turn.speaker != speaker:
             context, speaker, recent, was_forward = Context(), s.turn.speaker, [], False
@@ -869,6 +873,8 @@ def guidance(
             direction, chain["direction"] = _direction_named(s.text, a)
             if direction is None and moved and chain["direction"] == "direction.none_stated":
                 chain["direction"] = "direction.none_stated_outlook_moved"
+                if one_way is not None and _NOW.search(s.text):
+                    direction, chain["direction"] = one_way, "direction.now_as_the_outlook_moved"
             if direction is None and carried is not None:
                 direction, chain["direction"] = carried, "direction.carried_from_before"
             elif (

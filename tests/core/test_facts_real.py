@@ -243,3 +243,18 @@ def test_flat_is_a_change_of_zero_in_a_result_and_an_outlook() -> None:
     assert (result.role, result.value, result.segment) == ("change", 0, "Aerospace")
     outlook = "For 2022, we expect organic growth to be flat.\n"
     assert _row(outlook, "flat").role == "change"
+
+
+def test_directions_reinstated_and_now_expected_as_the_outlook_moved() -> None:
+    reinstated = (
+        "We are reinstating full year 2021 guidance with a core FFO range of $1.02 per share.\n"
+    )
+    assert _row(reinstated, "$1.02").direction == "introduced"
+    moved = (
+        "We are raising our full year 2021 guidance.\n"
+        "Revenue for the full year is expected to grow 6% to 8%.\n"
+        "Adjusted EPS is now expected to be in the range of $2.10 to $2.20 for 2021.\n"
+        "The tax rate for 2021 is expected to be about 21%.\n"
+    )
+    assert _row(moved, "$2.10").direction == "raised"
+    assert _row(moved, "21%").direction is None  # no "now": the call does not say it moved
