@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 import httpx2 as httpx  # what the openai client (3.x) is built on
@@ -23,8 +23,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, SkipValidation
-
-from core.llm.chat import ChatHandle, ModelSource
 
 Fault = Literal["timeout", "429", "500", "503", "empty", "garbage"]
 FAULTS: tuple[str, ...] = get_args(Fault)
@@ -130,15 +128,3 @@ class FaultyChatModel(BaseChatModel):
         fault = self.plan.take(_node(run_manager))
         msg = self._fault_message(fault) if fault else await self.inner.ainvoke(messages)
         return ChatResult(generations=[ChatGeneration(message=msg)])
-
-
-class FaultyModels(ModelSource):
-    """Every role's model wrapped with one shared plan."""
-
-    def __init__(self, inner: ModelSource, plan: FaultPlan) -> None:
-        self.inner = inner
-        self.plan = plan
-
-    def chat(self, role: str) -> ChatHandle:
-        handle = self.inner.chat(role)
-        return replace(handle, model=FaultyChatModel(inner=handle.model, plan=self.plan))
