@@ -170,8 +170,32 @@ class EvalManager:
 
     async def _run(self, record: EvalRecord) -> None:
         spec = record.spec
+        # a resumed evaluation (its process was killed) appends no event it already logged:
+        # not a second eval_started, not a report_finished for a report it already announced,
+        # and `done` never goes backwards
+        logged = await self.store.events(record.id)
+        started = any(e.type == "eval_started" for e in logged)
+        finished = {(e.data.get("id"), e.data.get("pipeline")) for e in logged
+                    if e.type == "report_finished"}  # fmt: skip
+        floor = max((int(e.data.get("done") or 0) for e in logged
+                     if e.type in ("report_started", "report_finished")), default=0)  # fmt: skip
 
         async def on_event(event: EvalEvent) -> None:
+            nonlocal started, floor
+            if event.type == "eval_started":
+                if started:
+                    return
+                started = True
+            if event.type == "report_finished":
+                key = (event.id, event.pipeline)
+                if key in finished:
+                    return
+                finished.add(key)
+            if event.done < floor and event.type in ("report_started", "report_finished"):
+                # a resumed run counts again from its reused reports: say no fewer than before
+                event = event.model_copy(update={"done": max(floor, event.done)})
+            if event.type in ("report_started", "report_finished"):
+                floor = max(floor, event.done)
             if event.type == "report_finished":
                 await self.store.update_eval(record.id, done=event.done)
             await self.publish(

@@ -190,6 +190,11 @@ def test_sigkill_mid_evaluation_then_resume(tmp_path: Path) -> None:
         assert started == [False], (run_id, started)
     finished = [e for e in events if e["type"] == "report_finished"]
     assert len({(e["id"], e["pipeline"]) for e in finished}) == 3
+    # a resumed evaluation appends no event it already logged, and `done` never goes back
+    assert len(finished) == 3, [(e["id"], e.get("done")) for e in finished]
+    assert [e["type"] for e in events].count("eval_started") == 1
+    counts = [e["done"] for e in events if e["type"] in ("report_started", "report_finished")]
+    assert counts == sorted(counts), counts
     assert [e["type"] for e in events].count("eval_queued") == 1
     assert "resuming 1 unfinished evaluation" in log.read_text()
 
