@@ -40,7 +40,14 @@ _ADJUSTED_DEFAULT = re.compile(
     r"[^.]{0,160}?\b(?:on an? )?"
     r"(?P<basis>adjusted|non-gaap|core|organic|operating(?= basis))\b"
     r"|\b(?P<basis2>adjusted|non-gaap|core)\b[^.]{0,60}\bunless (?:otherwise )?"
-    r"(?:noted|stated|specified|indicated|(?:I|we) say otherwise)",
+    r"(?:noted|stated|specified|indicated|(?:I|we) say otherwise)"
+    # "I will discuss our results on an adjusted basis", "my comments today will reference
+    # non-GAAP results": the call's basis, declared once for what follows
+    r"|\b(?:I|we)(?:'ll| will| am going to| are going to| would like to)? (?:discuss|talk about|"
+    r"refer to|present|review|cover|speak to|focus on)\b[^.]{0,60}?\b(?:results|figures|numbers|"
+    r"performance|earnings)\b[^.]{0,20}?\bon an? (?P<basis3>adjusted|non-gaap|core) basis\b"
+    r"|\bmy (?:remarks|comments)(?: today)?(?: will)? (?:reference|refer to|be on|focus on|"
+    r"discuss) (?P<basis4>adjusted|non-gaap|core) (?:results|figures|measures|numbers)\b",
     re.IGNORECASE,
 )
 # "revenue growth rates are organic unless noted" (not "revenue growth of 4% to 6%, with
@@ -486,7 +493,12 @@ def identify(
         month = _MONTHS.index(date.group("m").lower()) + 1
         call_date = f"{date.group('y')}-{month:02d}-{int(date.group('d')):02d}"
     adjusted = _ADJUSTED_DEFAULT.search(text)
-    basis = (adjusted.group("basis") or adjusted.group("basis2") or "").lower() if adjusted else ""
+    basis = (
+        (adjusted.group("basis") or adjusted.group("basis2") or adjusted.group("basis3")
+         or adjusted.group("basis4") or "").lower()
+        if adjusted
+        else ""
+    )  # fmt: skip
     # "Unless otherwise noted, gross margin, operating expenses, operating margin and earnings per
     # share are on a non-GAAP basis": the default covers the measures it lists, no others
     listed = _LISTED_DEFAULT.search(adjusted.group(0)) if adjusted is not None else None

@@ -260,3 +260,16 @@ def test_directions_reinstated_and_now_expected_as_the_outlook_moved() -> None:
     )
     assert _row(moved, "$2.10").direction == "raised"
     assert _row(moved, "21%").direction is None  # no "now": the call does not say it moved
+
+
+def test_a_basis_declared_once_covers_the_unqualified_earnings_figures_after_it() -> None:
+    said = (
+        "I will discuss our results on an adjusted basis.\n"
+        "Net income was $72 million.\n"
+        "Revenue was $500 million.\n"
+    )
+    assert _facts(said).call.adjusted_by_default
+    assert _row(said, "$72 million").basis == "adjusted"
+    assert _row(said, "$500 million").basis is None  # revenue stays as named (the gold's rule)
+    core = "Our results are core measures unless noted.\nEPS was $1.10.\n"
+    assert _row(core, "$1.10").basis == "adjusted"
