@@ -67,3 +67,75 @@ def fake_engine(tmp_path: Path) -> Callable[..., object]:
             yield engine
 
     return make
+
+
+# -- guards: what a test may reach is what its markers say ------------------------------------
+#
+# `server`: starts real server processes on loopback (tests/live_server.py, `_start` helpers);
+# `browser` and `integration` tests start them too. `local_model`: runs the bundled model
+# through llama.cpp. `integration`: may reach addresses other than the machine's own. A test
+# that reaches one without its marker fails, naming the marker.
+
+ACTIVE_MARKERS: set[str] = set()
+SERVER_MARKERS = frozenset({"server", "browser", "integration"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """The markers of the test about to run (module fixtures it starts count as its own)."""
+    ACTIVE_MARKERS.clear()
+    ACTIVE_MARKERS.update(m.name for m in item.iter_markers())
+
+
+def require_marker(allowed: frozenset[str] | set[str], what: str) -> None:
+    """Fail the running test unless it carries one of `allowed`."""
+    if not ACTIVE_MARKERS & set(allowed):
+        pytest.fail(f"this test {what} without the marker {' or '.join(sorted(allowed))}",
+                    pytrace=False)  # fmt: skip
+
+
+def _loopback(address: object) -> bool:
+    import ipaddress
+
+    if not isinstance(address, tuple) or not address:
+        return True  # a unix socket path
+    host = str(address[0])
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False  # a name: only "localhost" is the machine's own
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Install the guards once for the session (they read ACTIVE_MARKERS when called)."""
+    import socket
+
+    from app.llm.local import LocalLlamaServer
+
+    start = LocalLlamaServer.start
+
+    def guarded_start(self: LocalLlamaServer) -> None:
+        if os.environ.get("PYTEST_CURRENT_TEST"):
+            require_marker({"local_model"}, "starts the bundled model (llama.cpp)")
+        start(self)
+
+    LocalLlamaServer.start = guarded_start  # type: ignore[method-assign]
+
+    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def check(address: object) -> None:
+        if os.environ.get("PYTEST_CURRENT_TEST") and not _loopback(address):
+            require_marker({"integration"}, f"connects to {address!r}, not this machine")
+
+    def guarded_connect(self: socket.socket, address: object) -> None:
+        check(address)
+        connect(self, address)  # type: ignore[arg-type]
+
+    def guarded_connect_ex(self: socket.socket, address: object) -> int:
+        check(address)
+        return connect_ex(self, address)  # type: ignore[arg-type]
+
+    socket.socket.connect = guarded_connect  # type: ignore[method-assign,assignment]
+    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign,assignment]

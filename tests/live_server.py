@@ -82,7 +82,13 @@ def start_server(
     port: int | None = None,
 ) -> Server:
     """`earnings-desk serve` in a subprocess: the fake model and embeddings, or (fake=False)
-    the embedded defaults, the bundled model through llama.cpp. `port`: a restart's."""
+    the embedded defaults, the bundled model through llama.cpp. `port`: a restart's. Only a
+    test marked `server` (or `browser`, `integration`) may start one."""
+    from tests.conftest import SERVER_MARKERS, require_marker
+
+    require_marker(SERVER_MARKERS, "starts a real server process")
+    if not fake:
+        require_marker({"local_model"}, "starts a server on the bundled model")
     port = port or free_port()
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDESK_")}

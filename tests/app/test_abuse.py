@@ -22,6 +22,8 @@ import pytest
 from tests.conftest import REPO
 from tests.live_server import Server, start_server, stop_server
 
+pytestmark = pytest.mark.server  # starts real server processes on loopback
+
 SAMPLE = (REPO / "samples" / "northwind_q2_2026.md").read_text(encoding="utf-8")
 OUT = REPO / "test-output" / "fuzz"
 KEY = "abuse-key"

@@ -16,8 +16,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from nodes.specialists import SPECIALISTS
 from tests.conftest import REPO, SAMPLE
+
+pytestmark = pytest.mark.server  # starts real server processes on loopback
 
 
 def _port() -> int:
@@ -27,6 +31,9 @@ def _port() -> int:
 
 
 def _start(port: int, data: Path, log: Path) -> subprocess.Popen[bytes]:
+    from tests.conftest import SERVER_MARKERS, require_marker
+
+    require_marker(SERVER_MARKERS, "starts a real server process")
     env = {
         **os.environ,
         "EDESK_PROVIDER": "fake",

@@ -15,6 +15,8 @@ import pytest
 from tests.conftest import SAMPLE
 from tests.live_server import Server, start_server, stop_server
 
+pytestmark = pytest.mark.server  # starts real server processes on loopback
+
 TEXT = SAMPLE.read_text(encoding="utf-8")
 
 

@@ -13,6 +13,8 @@ import pytest
 from tests.app.api_helpers import api, read_sse, wait_status
 from tests.conftest import SAMPLE
 
+pytestmark = pytest.mark.server  # some of these start a real server process
+
 TEXT = SAMPLE.read_text(encoding="utf-8")
 
 

@@ -17,6 +17,8 @@ from langgraph_sdk.client import LangGraphClient
 
 from tests.live_server import Server, start_server, stop_server
 
+pytestmark = pytest.mark.server  # starts real server processes on loopback
+
 SAMPLE = (Path(__file__).parents[2] / "samples" / "northwind_q2_2026.md").read_text()
 KEY = "sdk-key"
 
