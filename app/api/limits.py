@@ -138,9 +138,7 @@ class BodyLimit:
                     # raised inside the app (FastAPI re-raises HTTPException from body reading)
                     raise HTTPException(
                         413,
-                        _detail(
-                            f"over the {self.limit:,}-byte limit (EDESK_MAX_REQUEST_BYTES)"
-                        ),
+                        _detail(f"over the {self.limit:,}-byte limit (EDESK_MAX_REQUEST_BYTES)"),
                     )
             return message
 
