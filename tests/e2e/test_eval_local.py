@@ -27,10 +27,11 @@ def test_eval_on_the_bundled_model_then_zero_calls(
     monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "900")
     base = ["eval", str(ectsum), "--ids", "CFR_q3_2019", "--pipelines", "zero_shot"]
     out1, out2 = tmp_path / "out1", tmp_path / "out2"
-    assert main([*base, "--out", str(out1), "--judge", "local"]) in (0, 1)
+    assert main([*base, "--out", str(out1), "--judge", "local"]) == 0
     first = capsys.readouterr().out
     rec = json.loads((out1 / "reports/local/zero_shot/CFR_q3_2019.json").read_text())
-    assert rec["status"] in ("succeeded", "degraded"), rec.get("error")
+    assert rec["status"] == "succeeded", rec.get("error")
+    assert [r["horizon"] for r in rec["report"]["recommendations"]] == ["1d", "1w", "1m"]
     metrics = rec["metrics"]
     assert metrics["model_calls"] >= 2 and metrics["cached_calls"] == 0
     assert metrics["coverage"] is not None  # CFR has gold bullets with figures
@@ -45,7 +46,7 @@ def test_eval_on_the_bundled_model_then_zero_calls(
         assert (judge[rubric] is None) != (judge[error] is None)  # a score or why it is missing
     assert "this run: 1 report(s) run" in first and (out1 / "chart.png").is_file()
 
-    assert main([*base, "--out", str(out2)]) in (0, 1)
+    assert main([*base, "--out", str(out2)]) == 0
     second = capsys.readouterr().out
     assert "; 0 model call(s)" in second
     again = json.loads((out2 / "reports/local/zero_shot/CFR_q3_2019.json").read_text())
