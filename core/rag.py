@@ -8,6 +8,7 @@ import re
 import shutil
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ class Hit:
 
 
 RRF_C = 60  # the usual reciprocal-rank-fusion constant
+LEXICAL_KEPT = 8  # BM25 indexes kept in memory (a 1 MB call's is tens of MB); older are rebuilt
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
 
@@ -95,7 +97,7 @@ class TranscriptIndex:
         self._fingerprint = embedding_fingerprint(embedding_name)
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._lexical: dict[str, LexicalIndex] = {}
+        self._lexical: OrderedDict[str, LexicalIndex] = OrderedDict()  # newest used last
 
     @classmethod
     def on_disk(cls, path: Path, embeddings: Embeddings, embedding_name: str) -> TranscriptIndex:
@@ -160,7 +162,8 @@ class TranscriptIndex:
                 if name.startswith(prefix):
                     with self._lock(name):
                         self._client.delete_collection(name)
-                        self._lexical.pop(name, None)
+                        with self._locks_guard:
+                            self._lexical.pop(name, None)
                     dropped.append(name)
         if dropped and shrink:
             self.shrink()
@@ -225,16 +228,26 @@ class TranscriptIndex:
             return IngestResult(name, len(chunks), reused=False)
 
     def lexical(self, collection: str) -> LexicalIndex:
-        """The BM25 index of a collection's chunks (built once per process)."""
+        """The BM25 index of a collection's chunks: built on first use, kept for the
+        `LEXICAL_KEPT` most recently used collections (a run's nodes share one), so a server
+        that reads many calls does not hold every call's index for ever."""
         with self._using(), self._lock(collection):
-            if collection not in self._lexical:
-                got = self._store(collection).get(include=["documents", "metadatas"])
-                chunks = [
-                    _chunk_from(i, d, m)
-                    for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
-                ]
-                self._lexical[collection] = LexicalIndex(sorted(chunks, key=lambda c: c.start))
-            return self._lexical[collection]
+            with self._locks_guard:
+                kept = self._lexical.get(collection)
+                if kept is not None:
+                    self._lexical.move_to_end(collection)
+                    return kept
+            got = self._store(collection).get(include=["documents", "metadatas"])
+            chunks = [
+                _chunk_from(i, d, m)
+                for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+            ]
+            built = LexicalIndex(sorted(chunks, key=lambda c: c.start))
+            with self._locks_guard:
+                self._lexical[collection] = built
+                while len(self._lexical) > LEXICAL_KEPT:
+                    self._lexical.popitem(last=False)
+            return built
 
     def _dense(self, store: Any, queries: Sequence[str], k: int) -> list[list[tuple[Chunk, float]]]:
         """Each query's top k by cosine similarity, in one request to the vector store (a

@@ -6,6 +6,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -139,3 +140,34 @@ def pytest_configure(config: pytest.Config) -> None:
 
     socket.socket.connect = guarded_connect  # type: ignore[method-assign,assignment]
     socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign,assignment]
+
+
+# -- what each tier costs: printed at the end of every session (docs/testing.md quotes it) ----
+
+TIERS = ("local_model", "embeddings", "integration", "browser", "server")  # first marker wins
+TIER_SECONDS: dict[str, float] = {}
+TIER_TESTS: dict[str, set[str]] = {}
+_TIER_OF: dict[str, str] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        names = {m.name for m in item.iter_markers()}
+        _TIER_OF[item.nodeid] = next((t for t in TIERS if t in names), "unmarked")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    tier = _TIER_OF.get(report.nodeid, "unmarked")
+    TIER_SECONDS[tier] = TIER_SECONDS.get(tier, 0.0) + report.duration
+    TIER_TESTS.setdefault(tier, set()).add(report.nodeid)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not TIER_SECONDS:
+        return
+    terminalreporter.section("time by tier (setup + call + teardown, first marker of "
+                             + ", ".join(TIERS) + ")")  # fmt: skip
+    for tier, seconds in sorted(TIER_SECONDS.items(), key=lambda kv: -kv[1]):
+        terminalreporter.write_line(
+            f"{tier:>12}: {seconds / 60:5.1f} min  {len(TIER_TESTS[tier]):>5} tests"
+        )

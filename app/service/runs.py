@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from app.service.bus import WAKE, Bus
 from app.service.engine import Engine, RunOutcome
 from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
+from app.service.memory import release_memory
 from app.service.metrics import run_finished, run_started
 from app.service.requests import RunRequest
 from app.settings import Settings
@@ -291,6 +292,7 @@ class RunExecutor:
             run_finished(record.pipeline, "failed", [])
         finally:
             await writer.close()
+            await asyncio.to_thread(release_memory)  # the run's freed pages back to the system
 
     async def _finish(self, record: RunRecord, outcome: RunOutcome) -> None:
         """Write the final status and report, then publish the stashed run_finished event, so a
@@ -504,6 +506,7 @@ class RunManager:
         await self.bus.notify(run_id)
         if compact:
             await self.executor.compact()
+        await asyncio.to_thread(release_memory)
 
     async def delete_thread(self, owner: str | None, thread_id: str) -> None:
         """A LangGraph thread and every run on it (each as `delete` does), then the space."""

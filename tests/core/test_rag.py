@@ -144,3 +144,25 @@ def test_dense_search_asks_the_store_once_and_matches_per_query_search(
             ):
                 alone[str(doc.id)] = max(alone.get(str(doc.id), -1.0), 1.0 - distance)
         assert {h.chunk.id: h.score for h in hits[dim]} == pytest.approx(alone)
+
+
+def test_bm25_indexes_kept_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server reading many calls keeps only the most recently used calls' BM25 indexes; an
+    evicted one is rebuilt the same when asked again (issue 38 #6)."""
+    import core.rag as rag
+
+    monkeypatch.setattr(rag, "LEXICAL_KEPT", 3)
+    index, _ = _index(tmp_path)
+    names = []
+    for n in range(6):
+        t = parse_transcript(f"Call {n}. Revenue rose {n + 1}% to ${n + 10} million. " * 20)
+        names.append(index.ingest(t.sha256, recursive_chunks(t, max_words=40), "rec40").collection)
+    first = index.lexical(names[0])
+    built_second = [c.id for c in index.lexical(names[1]).chunks]
+    for name in names[1:]:
+        index.lexical(name)
+        index.lexical(names[0])  # used again: stays among the kept
+    assert len(index._lexical) == 3
+    assert index.lexical(names[0]) is first
+    assert names[1] not in index._lexical
+    assert [c.id for c in index.lexical(names[1]).chunks] == built_second  # rebuilt the same
