@@ -74,3 +74,20 @@ def test_check_mode_reports_a_stale_page(
 def test_a_page_without_its_markers_is_refused() -> None:
     with pytest.raises(ValueError, match="no block"):
         gen.render("# Configuration\n")
+
+
+LIMIT_WORDS = ("max_", "key_", "_timeout", "_bytes", "_lines", "_attempts", "budget",
+               "retention_", "min_interval", "lease_", "_words")  # fmt: skip
+NOT_LIMITS = {"max_conviction_shift", "chunk_words"}  # a debate rule and the RAG chunk size
+
+
+def test_every_limit_setting_is_in_the_limits_table() -> None:
+    """docs/operations.md's "Every limit and its setting" names each setting that bounds what a
+    request, a run or the service may do, and what happens past it (issue 38)."""
+    ops = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text("utf-8")
+    table = ops.split("### Every limit and its setting", 1)[1].split("\n#", 1)[0]
+    limits = [n for n in Settings.model_fields
+              if any(w in n for w in LIMIT_WORDS) and n not in NOT_LIMITS]  # fmt: skip
+    assert len(limits) > 15
+    missing = [f"EDESK_{n.upper()}" for n in limits if f"`EDESK_{n.upper()}`" not in table]
+    assert not missing, f"limits not in docs/operations.md's table: {missing}"
