@@ -518,8 +518,10 @@ def main(argv: list[str] | None = None) -> int:
                     real.update({f"{name}_identity_{k}": v for k, v in ident.items()})
                 real[f"{name}_{mode}_seconds_max"] = ident["seconds_max"]
                 if name == "tuning" and mode == "given" and args.tuning_mistakes:
+                    shown = set(verified.mistakes)
                     for m in every.mistakes:
-                        print(f"  tuning wrong: {m}")
+                        kind = "verified" if m in shown else "unconfirmed"
+                        print(f"  tuning wrong ({kind}): {m}")
                     for m in every.missed:
                         print(f"  tuning missed: {m}")
     else:

@@ -30,6 +30,7 @@ from core.facts.binding import (
     basis_of,
     bind,
     clause_bounds,
+    word_start,
 )
 from core.facts.call import CallIdentity
 from core.facts.clause import BOTH, UNNAMED_SEGMENT, Attributed, Clause, Context
@@ -47,6 +48,7 @@ from core.facts.segments import (
     SEGMENT_OPENER_WORDS,
     SEGMENT_SUBJECT,
     TOPIC,
+    TOPIC_TURN,
     TRANSITION,
 )
 from core.facts.units import fits, signed, units
@@ -106,7 +108,7 @@ def attribute(
     named_at = opener.start("seg") if opener_seg is not None and opener is not None else -1
     if COMPANY_CUE.search(sentence):
         context.segment = None
-    turn = TRANSITION.match(sentence)
+    turn = TRANSITION.match(sentence) or TOPIC_TURN.match(sentence)
     if turn is not None:  # "Turning to marine systems.": the part under discussion, or a topic
         topic = turn.group("seg").strip()
         if TOPIC.search(topic) or mentions(topic) or metric_matches(topic):
@@ -299,7 +301,9 @@ def _joint_metric(
         first.metric, got.unit, got.role, got.fig, sentence[got.fig.start + len(got.fig.text) :]
     ):
         return None
-    head = re.split(r"\band\b|,", sentence[max(0, first.start - 30) : first.start])[-1]
+    head = re.split(
+        r"\band\b|,", sentence[word_start(sentence, max(0, first.start - 30), 0) : first.start]
+    )[-1]
     basis, how = basis_of(head + sentence[first.start : first.end], first.metric, got.role, call)
     if got.basis in ("constant_currency", "organic"):
         basis, how = got.basis, "basis.joint_qualifier"  # the qualifier after is both metrics'

@@ -2080,10 +2080,18 @@ def p_company(c: Clause, b: Bound) -> Set:
 # -- the basis: the words' basis, then rules that override -----------------------------------
 
 
+def word_start(s: str, lo: int, floor: int) -> int:
+    """`lo` moved back to the start of the word it cuts (never before `floor`): a window that
+    begins inside "Non-GAAP" must not read "n-GAAP" as GAAP."""
+    while lo > floor and not s[lo - 1].isspace():
+        lo -= 1
+    return lo
+
+
 def _basis_text(c: Clause, b: Bound) -> str:
     """Words of the clause up to the figure (and "on an adjusted basis" after it)."""
     s, mm = c.sentence, b.mm
-    lo = max(c.ca, c.prev_fig_end, min(mm.start, c.fig.start) - 30)
+    lo = word_start(s, max(c.ca, c.prev_fig_end, min(mm.start, c.fig.start) - 30), c.ca)
     cut = max(s.rfind(" and ", lo, mm.start), s.rfind(",", lo, mm.start))
     lo = cut + 1 if cut != -1 and mm.end > mm.start else lo
     qualifier = _QUALIFIER_AFTER.match(s[max(c.end, mm.end) : c.cb])
@@ -2191,7 +2199,8 @@ def b_margin_of(c: Clause, b: Bound) -> Basis | None:
     """ "adjusted EBITDA was $882 million, a margin of 40%": the money metric's basis."""
     src = b.margin_of
     if src is not None and b.basis is None:
-        return basis_of(c.sentence[max(c.ca, src.start - 30) : src.end], b.m, b.role, c.call)
+        lo = word_start(c.sentence, max(c.ca, src.start - 30), c.ca)
+        return basis_of(c.sentence[lo : src.end], b.m, b.role, c.call)
     return None
 
 

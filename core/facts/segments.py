@@ -203,6 +203,14 @@ TRANSITION = re.compile(
     r"group|unit))?\s*(?:[.:]?$|,\s+(?:which|our)\s+(?:is|are|was)\b[^\d]*$)",
     re.IGNORECASE,
 )  # "Let me start with Professional Solutions, which is our IT staffing business."
+TOPIC_TURN = re.compile(
+    r"^(?:(?:Now|So|Next|Finally|Lastly|And),?\s+)?(?:I'll|I will|I'd like to|I want to|let me|"
+    r"let's|we'll|we will)\s+(?:now\s+|also\s+|briefly\s+)?(?:spend (?:a (?:few |couple of )?"
+    r"(?:minutes?|moments?)|some time|a little time)\s+(?:on|talking about|discussing)|(?:say|"
+    r"share) a (?:few )?words? (?:on|about)|talk (?:a (?:little|bit) )?about|comment on|update "
+    r"you on|discuss|cover)\s+(?:the\s+|our\s+)?(?P<seg>[A-Z][\w&'’.-]*(?:\s+[A-Z&][\w&'’.-]*)"
+    r"{0,3})(?:\s+(?:segment|business|division|group|unit))?\s*(?:[.,:;]|$)"
+)  # "I'll now spend a few minutes on Harbor Goods, which had a strong quarter."
 TOPIC = re.compile(
     r"\b(?:balance sheet|cash|capital|guidance|outlook|expenses?|liquidity|income statement|"
     r"results|financials?|consolidated|total|company|q&a|questions?|slide|page|summary|"

@@ -273,3 +273,27 @@ def test_a_basis_declared_once_covers_the_unqualified_earnings_figures_after_it(
     assert _row(said, "$500 million").basis is None  # revenue stays as named (the gold's rule)
     core = "Our results are core measures unless noted.\nEPS was $1.10.\n"
     assert _row(core, "$1.10").basis == "adjusted"
+
+
+def test_a_window_that_begins_inside_non_gaap_does_not_read_gaap() -> None:
+    """A basis window cut 30 characters before the figure started inside "Non-GAAP" and read
+    "n-GAAP" as GAAP (an adjusted EPS shown as GAAP EPS)."""
+    said = (
+        "Net sales were $410 million.\n"
+        "Non-GAAP earnings per share was $0.91 per diluted share this quarter versus $0.52 a "
+        "year ago.\n"
+    )
+    assert _row(said, "$0.91").basis == "adjusted"
+
+
+def test_a_part_introduced_by_spending_time_on_it_stays_the_subject() -> None:
+    """ "I'll now spend a few minutes on Joybird, which turned in a great quarter." then an
+    unqualified "Written sales increased 125%": the part's figure, not the company's."""
+    said = (
+        "Net sales were $410 million, up 12%.\n"
+        "I'll now spend a few minutes on Harbor Goods, which turned in a great quarter.\n"
+        "Written sales increased 120% in the quarter versus the prior year period.\n"
+    )
+    assert [r.text for r in _rows(said)][:2] == ["$410 million", "12%"]
+    # left out (the part under discussion, not named in the sentence) or the part's
+    assert all(r.segment == "Harbor Goods" for r in _rows(said) if r.text == "120%")
