@@ -232,7 +232,9 @@ def real_figures(verified: Score, every: Score) -> dict[str, Any]:
 def rule_table(total: Score) -> dict[str, Any]:
     """Each rule's precision on the judged rows of `total` (a wrong row counts against the rule
     that decided its wrong field), measured alone with MIN_ROWS rows or more, else with its
-    family; verified when the precision it is measured with is at least THRESHOLD."""
+    family as a prior worth MIN_ROWS rows (its own rows added to MIN_ROWS rows at the family's
+    precision: a small rule's own mistakes count, a rule with few rows and no mistake stays
+    near its family); verified when the precision it is measured with is at least THRESHOLD."""
     family_rows: dict[str, int] = {}
     family_wrong: dict[str, int] = {}
     for rule, n in total.rule_rows.items():
@@ -246,12 +248,15 @@ def rule_table(total: Score) -> dict[str, Any]:
         n, bad = total.rule_rows[rule], total.rule_wrong.get(rule, 0)
         fam = rule.split(".", 1)[0]
         alone = n >= MIN_ROWS
-        used_rows = n if alone else family_rows[fam]
-        used_wrong = bad if alone else family_wrong[fam]
-        used = 1 - used_wrong / used_rows if used_rows else 0.0
+        if alone:
+            used_rows, used = n, 1 - bad / n
+        else:  # shrunk toward the family: MIN_ROWS rows at the family's precision, plus its own
+            prior = 1 - family_wrong[fam] / family_rows[fam] if family_rows[fam] else 0.0
+            used_rows = n + MIN_ROWS
+            used = (n - bad + MIN_ROWS * prior) / used_rows
         rules[rule] = {
             "rows": n, "wrong": bad, "precision": round(1 - bad / n, 3) if n else None,
-            "measured_as": "rule" if alone else f"family {fam}",
+            "measured_as": "rule" if alone else f"rule with family {fam} as prior",
             "used_rows": used_rows, "used_precision": round(used, 3),
             "verified": used >= THRESHOLD,
         }  # fmt: skip
@@ -266,8 +271,10 @@ def rules_markdown(table: dict[str, Any], measured_on: str) -> str:
     lines = [
         f"Measured on {measured_on}. A rule is verified when the precision it is measured with "
         f"is at least {table['threshold']}; a rule with fewer than {table['min_rows']} judged "
-        "rows is measured with its family (every rule deciding the same field). A rule that is "
-        "not in the table has not been measured and has not earned it.",
+        "rows is measured with its family (every rule deciding the same field) as a prior worth "
+        f"{table['min_rows']} rows: its own rows plus {table['min_rows']} rows at the family's "
+        "precision, so its own mistakes count and a few clean rows keep it near its family. A "
+        "rule that is not in the table has not been measured and has not earned it.",
         "",
         "| family | judged rows | precision |",
         "|---|---|---|",

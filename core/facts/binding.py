@@ -73,7 +73,18 @@ def _compared_before(sentence: str, at: int) -> bool:
     return bool(
         _COMPARE_BEFORE.search(sentence[max(0, at - 30) : at])
         or _COMPARE_FIGURE_BEFORE.search(sentence[max(0, at - 90) : at])
+        or _OVER_AFTER_FIGURE.search(sentence[max(0, at - 40) : at])
     )
+
+
+# "revenue increased approximately $6.5 million over Q2 '21": a figure, then "over" and the
+# period it is measured against (not "over the next year", which is a horizon: no figure right
+# before "over", or a coming period, which the caller resolves forward)
+_OVER_AFTER_FIGURE = re.compile(
+    r"\d(?:\s*(?:million|billion|thousand|%|percent|basis points|bps|points))?\s+over\s+"
+    r"(?:the\s+|last\s+year'?s\s+|the\s+prior\s+year'?s\s+)?$",
+    re.IGNORECASE,
+)
 
 
 # what reconciles EPS: "amortization of acquired intangibles of $0.24 per share"
@@ -2074,7 +2085,9 @@ def p_company(c: Clause, b: Bound) -> Set:
     ctx = c.context
     recent = (ctx.segment not in (None, UNNAMED_SEGMENT) and ctx.segment_age <= 8) or (
         ctx.part_age <= 8)  # fmt: skip
-    return Set(None, "segment.company_after_a_part" if recent and b.m.segmentable else None)
+    if recent and b.m.segmentable:
+        return Set(None, "segment.company_after_a_part")
+    return Set(None)
 
 
 # -- the basis: the words' basis, then rules that override -----------------------------------
@@ -2551,7 +2564,7 @@ SEGMENT_RULES: tuple[Rule, ...] = (
         "Gross margin was 40%.", "40%", {"left_out": True},
         before=("Turning to Marine Systems.", "Demand was strong across the fleet."))),
     Rule("segment.company", "segment", p_company, E(
-        "Revenue was $539 million.", "$539 million", {"segment": None})),
+        "Our revenue was $539 million.", "$539 million", {"segment": None})),
 )  # fmt: skip
 
 BASIS_RULES: tuple[Rule, ...] = (
@@ -2800,13 +2813,26 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
                 sentence[end : m.start],
             )  # fmt: skip
         ):  # not "$259 million in the quarter and expect Q3 to trend lower": another clause
-            cue = _COMPARE_BEFORE.search(sentence[end : m.start])
+            cue = _COMPARE_BEFORE.search(sentence[end : m.start]) or _OVER_AFTER_FIGURE.search(
+                sentence[max(0, m.start - 40) : m.start]
+            )
             if cue is None or role == "comparison":
                 after.append(m)
     opening = [m for m in period_words if m.end <= (figs[0].start if figs else 0)
                and re.match(r"^\s*(?:and\s+|so\s+|also\s+|now\s+)?(?:in|for|during|at|as of|"
                             r"through|over)\b", sentence[: m.start], re.I)
                and re.match(r"^[\s\w'’-]*,", sentence[m.end :])]  # fmt: skip
+    # "Fourth-quarter 2020 consolidated adjusted operating income of $9.6 million was the best
+    # quarterly performance in 2020": the period that opens the clause and names its metric
+    lead = [
+        m
+        for m in period_words
+        if m.start < np_start
+        and m.start >= ca
+        and m.end <= b.mm.start
+        and re.fullmatch(r"\s*(?:(?:and|so|now|our|the|in|for)\s+)*", sentence[ca : m.start], re.I)
+        and re.fullmatch(r"(?:'s|’s)?\s+(?:[\w-]+\s+){0,3}", sentence[m.end : b.mm.start])
+    ]
     if role == "comparison":
         base = [m for m in after if not m.is_base] or [m for m in after if m.is_base]
         if not base:
@@ -2852,7 +2878,7 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         # an outlook's figure that name a period already reported are a reason's, not the figure's
         after = [m for m in after if (p := resolve(m, call.period, forward=True)) is None
                  or _after_the_call(p, call.period)]  # fmt: skip
-    own_ok = [m for m in own + after if not m.is_base]
+    own_ok = [m for m in (lead or own + after) if not m.is_base]
     if anchor is not None:
         if anchor.period is None and forward:
             return None, "period.outlook_of_its_level"  # found from its sentence and before

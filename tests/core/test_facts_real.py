@@ -297,3 +297,20 @@ def test_a_part_introduced_by_spending_time_on_it_stays_the_subject() -> None:
     assert [r.text for r in _rows(said)][:2] == ["$410 million", "12%"]
     # left out (the part under discussion, not named in the sentence) or the part's
     assert all(r.segment == "Harbor Goods" for r in _rows(said) if r.text == "120%")
+
+
+def test_a_change_over_a_named_quarter_is_this_quarters_change() -> None:
+    """ "revenue increased approximately $6.5 million over Q2 '21" on a Q3 call: Q2 is what the
+    change is measured against, not the change's period."""
+    said = "Our total revenue increased approximately $4.1 million over Q2 '21, up about 6%.\n"
+    assert _row(said, "$4.1 million").period == "Q3 2021"
+
+
+def test_the_period_that_opens_the_clause_is_the_figures_own() -> None:
+    """ "Fourth-quarter 2020 consolidated adjusted operating income of $9.6 million was the best
+    quarterly performance in 2020": the quarter named before the metric, not the year after."""
+    said = (
+        "Third-quarter 2021 consolidated adjusted operating income of $12.4 million was the best "
+        "quarterly result in 2021.\n"
+    )
+    assert _row(said, "$12.4 million").period == "Q3 2021"
