@@ -2257,6 +2257,19 @@ def g_prior_year_possessive(c: Clause, b: Bound) -> bool:
         c.sentence, c.ca, max(c.ca, min(c.fig.start, b.mm.start))) is not None  # fmt: skip
 
 
+_MONTH_AFTER = re.compile(
+    r"\s*(?:in|during|for)\s+(?:the\s+month\s+of\s+)?(?:January|February|March|April|May|June|"
+    r"July|August|September|October|November|December)\b(?!\s+\d{1,2}\b)(?!\s+(?:19|20)\d\d)"
+)
+
+
+def g_a_months_figure(c: Clause, b: Bound) -> bool:
+    """ "Same-store occupancy grew 40 basis points in October, compared to the third quarter":
+    a month's figure, not the quarter's or the year's (no row states a month)."""
+    return b.role != "comparison" and not c.forward and _MONTH_AFTER.match(
+        c.sentence, c.end) is not None  # fmt: skip
+
+
 # -- the tables ------------------------------------------------------------------------------
 
 E = Example
@@ -2600,6 +2613,9 @@ PERIOD_FIXES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 GUARDS_AFTER_PERIOD: tuple[Rule, ...] = (
+    Rule("guard.a_months_figure", "guard", g_a_months_figure, E(
+        "Same-store average occupancy grew 30 basis points in November, compared to the third "
+        "quarter.", "30 basis points", {"left_out": True})),
     Rule("guard.prior_year_possessive", "guard", g_prior_year_possessive, E(
         "Last year's first-half net loss was $212 million.", "$212 million",
         {"left_out": True})),

@@ -314,3 +314,13 @@ def test_the_period_that_opens_the_clause_is_the_figures_own() -> None:
         "quarterly result in 2021.\n"
     )
     assert _row(said, "$12.4 million").period == "Q3 2021"
+
+
+def test_a_figure_said_of_a_month_is_left_out() -> None:
+    """ "occupancy grew 40 basis points in October, compared to the third quarter": a month's
+    figure, not the quarter's."""
+    said = (
+        "Same-store average occupancy grew 30 basis points in November, compared to the third "
+        "quarter.\n"
+    )
+    _no_row(said, "30 basis points")
