@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from core.contract import HORIZONS, Horizon, Position, Report
 from core.facts import FACTS_END, FACTS_HEADING
 from core.grounding import Figure, check_numbers, extract_figures, same_figure
+from core.recommendations import RECOMMENDATIONS_HEADING
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
 _MD_NOISE = re.compile(r"^\s*(#{1,6}\s*|[-*+]\s+|\d+\.\s+|>\s*)|[*_`|]|\[\^[\w-]+\]", re.MULTILINE)
@@ -39,6 +40,31 @@ def report_prose(report: Report) -> str:
             in_facts = False
         elif not in_facts and not _HEADER_LINE.match(ln):
             out.append(ln)
+    return "\n".join(out)
+
+
+_FOOTNOTE_DEF = re.compile(r"^\[\^[\w-]+\]:")
+_FOOTNOTE_REF = re.compile(r"\[\^[\w-]+\]")
+
+
+def judged_text(report: Report) -> str:
+    """What a judge reads: the text the models wrote, without what code wrote around it (the
+    header lines and the call facts, as `report_prose`, plus the grounding's footnotes and their
+    marks and the recommendations table rendered from the structured recommendations), so a
+    judge grades the writing, not the project's annotations."""
+    out: list[str] = []
+    in_table = False
+    for ln in report_prose(report).splitlines():
+        if ln.strip() == RECOMMENDATIONS_HEADING:
+            in_table = True
+            continue
+        if in_table and ln.startswith("## "):
+            in_table = False
+        if in_table or _FOOTNOTE_DEF.match(ln):
+            continue
+        out.append(_FOOTNOTE_REF.sub("", ln))
+    while out and out[-1].strip() in ("", "---"):  # the rule the footnotes stood under
+        out.pop()
     return "\n".join(out)
 
 

@@ -33,7 +33,7 @@ from core.llm.chat import CallStats, ChatHandle, current_stats
 from core.llm.window import CALL_QUERY, transcript_fit
 from core.metrics import (
     decision_accuracy,
-    report_prose,
+    judged_text,
 )
 from core.options import parse_variant
 from core.transcript import Transcript, TranscriptError, parse_transcript
@@ -268,7 +268,7 @@ class Evaluation:
             item = next(i for i in self.items if i.id == rec.id)
             excerpt = transcript_fit(self.transcript(item), CALL_QUERY, cap_words=excerpt_words)
             with self._counted():
-                scores = await grade(handle, report_prose(rec.report), excerpt, retries=retries)
+                scores = await grade(handle, judged_text(rec.report), excerpt, retries=retries)
             self.tally.judged += 1
             rec.judge = scores
             self.save(self.record_path(rec.model, rec.pipeline, rec.id), rec)
@@ -296,7 +296,7 @@ class Evaluation:
                 excerpt = transcript_fit(self.transcript(item), CALL_QUERY, cap_words=excerpt_words)
                 with self._counted():
                     res = await pairwise(
-                        handle, (x, report_prose(rx.report)), (y, report_prose(ry.report)), excerpt,
+                        handle, (x, judged_text(rx.report)), (y, judged_text(ry.report)), excerpt,
                         retries=retries,
                     )  # fmt: skip
                 self.save(path, res)

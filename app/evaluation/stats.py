@@ -99,12 +99,15 @@ def comparisons(records: Sequence[_Record]) -> list[dict[str, Any]]:
     return rows
 
 
-def wilson(wins: int, n: int) -> tuple[float | None, float | None]:
-    """95% Wilson interval for a win rate."""
+def wilson(wins: float, n: int) -> tuple[float | None, float | None]:
+    """95% Wilson score interval for a win rate; `wins` may hold halves (a tie is half a win)."""
     if n == 0:
         return None, None
-    ci = stats.binomtest(wins, n).proportion_ci(confidence_level=1 - ALPHA, method="wilson")
-    return float(ci.low), float(ci.high)
+    z = float(stats.norm.ppf(1 - ALPHA / 2))
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def comparison_table(rows: Sequence[dict[str, Any]]) -> str:

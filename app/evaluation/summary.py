@@ -121,23 +121,24 @@ def pairwise_table(results: Sequence[tuple[str, Pairwise]]) -> str:
         groups.setdefault((model, p.x, p.y), []).append(p)
     lines = [
         "| model | x | y | verdicts | x wins | y wins | ties | missing | consistent calls "
-        "| x win rate (95% Wilson) |",
+        "| x win rate, a tie half a win (95% Wilson) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (model, x, y), ps in sorted(groups.items()):
         vs = [v for p in ps for v in p.verdicts]
         consistent = [p.consistent for p in ps if p.consistent is not None]
         xw, yw = sum(v.winner == "x" for v in vs), sum(v.winner == "y" for v in vs)
-        decided = xw + yw
-        low, high = wilson(xw, decided)
+        ties = sum(v.winner == "tie" for v in vs)
+        judged = xw + yw + ties  # a tie is half a win for each side, never out of the count
+        low, high = wilson(xw + ties / 2, judged)
         rate = (
             "n/a" if low is None or high is None
-            else f"{xw / decided:.2f} [{low:.2f}, {high:.2f}]"
+            else f"{(xw + ties / 2) / judged:.2f} [{low:.2f}, {high:.2f}]"
             + ("" if low > 0.5 or high < 0.5 else ", not significant")
         )  # fmt: skip
         lines.append(
             f"| {model} | {x} | {y} | {len(vs)} | {xw} | {yw} | "
-            f"{sum(v.winner == 'tie' for v in vs)} | "
+            f"{ties} | "
             f"{sum(v.winner is None for v in vs)} | {sum(consistent)}/{len(ps)} | {rate} |"
         )
     return "\n".join(lines) if groups else ""

@@ -265,7 +265,11 @@ async def test_judge_is_blind_to_the_pipeline(tmp_path: Path, sample_text: str) 
     assert len(grader.calls) == 3 * 2 + 2  # three rubrics per report, two orders per pair
     for call in grader.calls:
         assert "findebate" not in call.text and "zero_shot" not in call.text
-        assert "Model note" not in call.text and "Recommendations" in call.text
+        assert "Model note" not in call.text and "Position: LONG" in call.text
+        # what code wrote around the models' text is not judged (issue 39): the grounding's
+        # footnotes and their marks, the table rendered from the structured recommendations
+        assert "## Recommendations" not in call.text and "| Horizon |" not in call.text
+        assert "[^" not in call.text and "Unverified" not in call.text
     assert ev.tally.judged == 2 and ev.tally.pairs == 1
     run_calls = sum(r.metrics.model_calls for r in ev.records() if r.metrics)
     assert ev.tally.model_calls == run_calls + 8  # the judge's calls are counted too
@@ -357,6 +361,29 @@ def test_paired_comparisons_say_not_significant_rather_than_rank_noise() -> None
     assert paired([0.3])["verdict"] == "not significant"  # one call proves nothing
     low, high = wilson(7, 10)
     assert low is not None and high is not None and low < 0.5 < high  # 7/10 is not enough
+    assert (round(low, 4), round(high, 4)) == (0.3968, 0.8922)  # scipy's Wilson for 7 of 10
+
+
+def test_a_tie_counts_as_half_a_win_in_the_win_rate() -> None:
+    """Ties are their own column and half a win for each side, never out of the denominator
+    (issue 39): 3 x wins, 1 y win, 4 ties -> (3 + 2) / 8 = 0.62, not 3 / 4 = 0.75."""
+    from app.evaluation.judge import PairVerdict, Pairwise
+    from app.evaluation.summary import pairwise_table
+
+    def pair(*winners: str) -> Pairwise:
+        return Pairwise(
+            x="a",
+            y="b",
+            judge="j",
+            verdicts=[PairVerdict(order="x_first", winner=w) for w in winners],
+        )  # type: ignore[arg-type]
+
+    table = pairwise_table(
+        [("m", pair("x", "x", "tie", "tie")), ("m", pair("x", "y", "tie", "tie"))]
+    )
+    row = table.splitlines()[-1]
+    assert "| m | a | b | 8 | 3 | 1 | 4 | 0 |" in row
+    assert "| 0.62 [" in row and "not significant" in row
 
 
 @pytest.mark.usefixtures("all_rules_verified")  # plumbing, not which rows earned it
@@ -373,7 +400,7 @@ def test_summary_has_paired_comparisons_and_win_rate_intervals(
         "## Paired comparisons" in text and "| fake | facts - zero_shot | grounding | 2 |" in text
     )
     assert "not significant" in text  # two calls cannot separate them
-    assert "x win rate (95% Wilson)" in text
+    assert "x win rate, a tie half a win (95% Wilson)" in text
     assert (out / "comparisons.csv").is_file()
 
 

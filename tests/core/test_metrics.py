@@ -14,6 +14,7 @@ from core.metrics import (
     coverage,
     decision_accuracy,
     grounding,
+    judged_text,
     plain_text,
     readability,
     stance,
@@ -187,3 +188,22 @@ def test_decision_accuracy_per_horizon_neutral_apart() -> None:
 def test_citation_ids_and_footnote_marks_are_not_figures() -> None:
     text = "EPS $1.73 [4bc14f6c498a-0999] and [4bc14f6c498a-f0123], growth[^unverified-12]."
     assert [c.text for c in check_numbers(text, [TRANSCRIPT])] == ["$1.73"]
+
+
+def test_a_judge_reads_the_models_text_without_what_code_wrote_around_it() -> None:
+    """Footnotes, their marks and the recommendations table are code's: a judge never sees them
+    (issue 39); the models' own words, including their positions, stay."""
+    md = (
+        "# Acme Q2 2026: analyst report\n\n_Pipeline `findebate`; final text written by `m`._\n\n"
+        "## Summary\nRevenue rose 9% to $1.54 billion[^unverified-1] on strong demand.\n\n"
+        "### 1-Day Trading Recommendation\nPosition: LONG\n\n---\n\n"
+        "[^unverified-1]: **Unverified:** $1.54 billion is not stated in the call.\n\n"
+        "## Recommendations\n\n| Horizon | Position | Conviction | Rationale | Catalysts |\n"
+        "|---|---|---|---|---|\n| 1 day | LONG | 75% | Demand. | guidance |\n\n"
+        "## Risks\nFreight rates could fall.\n"
+    )
+    text = judged_text(_report(md))
+    assert "Revenue rose 9% to $1.54 billion on strong demand." in text
+    assert "Position: LONG" in text and "Freight rates could fall." in text  # after the table
+    for code in ("[^", "Unverified", "## Recommendations", "| Horizon |", "_Pipeline", "# Acme"):
+        assert code not in text, code
