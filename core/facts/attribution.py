@@ -83,7 +83,11 @@ def attribute(
     that decided its fields; unattributable ones are left out (with the rule that left each out
     in `left_out`, by the figure's start, when given). Updates `context` (the segment under
     discussion) for the next sentence."""
-    company_words = frozenset(w.lower().rstrip("'’s") for w in (call.company or "").split())
+    # (a possessive dropped, never a name's own final "s": "Loews" stays "loews")
+    company_words = frozenset(
+        w.lower().removesuffix("'s").removesuffix("’s").rstrip("'’")
+        for w in (call.company or "").split()
+    )
     opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_OPENER_WORDS.match(sentence)
               or SEGMENT_NAMED.search(sentence) or SEGMENT_SUBJECT.search(sentence)
               or SEGMENT_CALLED.match(sentence))  # fmt: skip

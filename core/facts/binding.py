@@ -154,7 +154,8 @@ _BASIS_OPENING = re.compile(
 )
 _ORGANIC = re.compile(r"\borganic(?:ally)?\b", re.IGNORECASE)
 _CC = re.compile(
-    r"\b(?:constant[- ]currency|fx[- ]neutral|currency[- ]neutral|operationally|operational "
+    r"\b(?:constant[- ]currency|fx[- ]neutral|currency[- ]neutral|in local currenc(?:y|ies)|"
+    r"operationally|operational "
     r"(?:basis|revenue growth|sales growth|growth)|(?:excluding|ex-|adjusting "
     r"for|adjusted for|after adjusting for)\s+(?:the\s+)?(?:(?:impact|effects?) of\s+)?"
     r"(?:[\w$ ]{0,50}\s+)?(?:fx|foreign exchange|foreign currency|currency|currencies))\b",
@@ -424,7 +425,7 @@ _SEG_NEXT = re.compile(rf",\s+(?:and\s+)?(?P<seg>{_SEG_NAME})\s+(?:approximately
 _QUALIFIER_AFTER = re.compile(
     r"^\s*,?\s*(?:(?:for|in) (?:fiscal |the )?[\w' ]{2,20}?\s+|(?:year[- ]over[- ]year|"
     r"sequentially|organically)\s+)?(?:on an? [\w-]+(?: [\w-]+)? "
-    r"basis|in constant currency|organically|excluding [^,.;]{3,40})",
+    r"basis|in (?:constant|local) currenc(?:y|ies)|organically|excluding [^,.;]{3,40})",
     re.IGNORECASE,
 )
 
@@ -1392,6 +1393,8 @@ def _change_after(c: Clause) -> re.Match[str] | None:
         re.I,
     ):
         return None  # "$14.5 billion up 5.8%": the change is the next figure's
+    if found is not None and re.match(r"\s*from\b", c.right[found.end() :], re.I):
+        return None  # "$126 million up from $79 million": a level, set against the one before
     return found
 
 
@@ -1554,7 +1557,10 @@ def r_change_noun(c: Clause, b: Bound) -> Role | None:
         c.sentence[max(c.ca, b.mm.start - 50) : b.mm.start],
         re.IGNORECASE,
     )
-    reached = re.search(r"\bto\s+(?:approximately |about |a record |record )?$", _gap(c, b))
+    reached = re.search(
+        r"\bto\s+(?:approximately |about |a record |record |(?:a|the) range of |between )?$",
+        _gap(c, b),
+    )  # "a 19% to 48% increase in Q4 adjusted EBITDA to a range of $45 million to $56 million"
     if (
         b.anchor is None
         and noun is not None
@@ -2257,6 +2263,17 @@ def g_prior_year_possessive(c: Clause, b: Bound) -> bool:
         c.sentence, c.ca, max(c.ca, min(c.fig.start, b.mm.start))) is not None  # fmt: skip
 
 
+def g_per_share_growth(c: Clause, b: Bound) -> bool:
+    """ "free cash flow was $80 million, an increase of 20% on a per share basis": the growth of
+    the per-share figure, not of the money metric named."""
+    return (
+        b.role == "change"
+        and b.m.level == "money"
+        and re.match(r"\s*,?\s*(?:on an? per[- ]share basis|per (?:diluted )?share)\b",
+                     c.sentence[c.end :], re.I) is not None
+    )  # fmt: skip
+
+
 _MONTH_AFTER = re.compile(
     r"\s*(?:in|during|for)\s+(?:the\s+month\s+of\s+)?(?:January|February|March|April|May|June|"
     r"July|August|September|October|November|December)\b(?!\s+\d{1,2}\b)(?!\s+(?:19|20)\d\d)"
@@ -2599,6 +2616,9 @@ BASIS_RULES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 GUARDS_AFTER_BASIS: tuple[Rule, ...] = (
+    Rule("guard.per_share_growth", "guard", g_per_share_growth, E(
+        "Free cash flow was $80 million, an increase of 18% on a per share basis.", "18%",
+        {"left_out": True})),
     Rule("guard.segment_measure_without_part", "guard", g_segment_measure_without_part, E(
         "Results were in line with our expectations, with segment margins of 5.3%.", "5.3%",
         {"left_out": True})),

@@ -324,3 +324,40 @@ def test_a_figure_said_of_a_month_is_left_out() -> None:
         "quarter.\n"
     )
     _no_row(said, "30 basis points")
+
+
+# -- classes found by the cold review of 2026-11-27 (b) (docs/results/cold_review_2026-11-27b.md)
+
+
+def test_a_company_whose_name_ends_in_s_is_not_a_part_of_itself() -> None:
+    """A name's own final "s" was stripped as if possessive ("Loews" -> "loew"), so "Loews
+    reported net income of ..." was shown as a part called "Loews"."""
+    said = (
+        "For the third quarter, Harrows reported net income of $220 million or $0.85 per share.\n"
+    )
+    for figure in ("$220 million", "$0.85"):
+        assert _row(said, figure, company="Harrows Corporation").segment is None
+
+
+def test_a_figure_up_from_another_is_the_level() -> None:
+    """ "Adjusted EBITDA was $126 million up from $79 million": $126 million is the level."""
+    said = "Adjusted EBITDA was $131 million up from $82 million in the prior year quarter.\n"
+    row = _row(said, "$131 million")
+    assert row.role == "result" and row.value == 131e6
+
+
+def test_growth_in_local_currency_is_constant_currency() -> None:
+    said = "Sales were $810 million, an increase of 6% in local currency.\n"
+    assert _row(said, "6%").basis == "constant_currency"
+
+
+def test_an_outlook_increase_to_a_range_states_the_range_as_the_level() -> None:
+    """ "a 19% to 48% increase in Q4 adjusted EBITDA to a range of $45 million to $56 million":
+    the range is the level the outlook reaches, not the increase."""
+    said = (
+        "We are forecasting a 10% to 30% increase in Q4 adjusted EBITDA to a range of $41 million "
+        "to $52 million.\n"
+    )
+    f = _facts(said)
+    ranges = [g for g in f.guidance + f.unconfirmed_guidance if g.text.startswith("$41 million")]
+    assert ranges and ranges[0].role == "result"
