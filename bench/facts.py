@@ -534,6 +534,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"real calls not found at {ECTSUM_MORE}: tuning and validation not scored")
     verified_14, _ = gold_scores(calls, built, "verified")
+    # the same 14 calls with their company and period given, as a desk states them
+    given_14: dict[str, Any] = {}
+    for summary in calls:
+        cid = summary.name.removesuffix(".summary.txt")
+        if (GOLD_DIR / f"{cid}.json").is_file():
+            call = json.loads((GOLD_DIR / f"{cid}.json").read_text("utf-8"))["call"]
+            text = (args.dir / f"{cid}.txt").read_text(encoding="utf-8")
+            given_14[cid] = build(text, call.get("fiscal_period"), call.get("company"))
+    given_all, _ = gold_scores(calls, given_14)
+    given_verified, _ = gold_scores(calls, given_14, "verified")
 
     emit(
         {
@@ -541,6 +551,14 @@ def main(argv: list[str] | None = None) -> int:
             "gold_calls": len(per),
             **gold_figures(total),
             "verified_row_precision": _share(verified_14.correct, verified_14.rows),
+            "given_rows": given_all.rows,
+            "given_row_precision": _share(given_all.correct, given_all.rows),
+            "given_headline_recall": _share(given_all.headlines_found, given_all.headlines),
+            "given_verified_rows": given_verified.rows,
+            "given_verified_row_precision": _share(given_verified.correct, given_verified.rows),
+            "given_verified_headline_recall": _share(
+                given_verified.headlines_found, given_verified.headlines
+            ),
             "verified_headline_recall": _share(verified_14.headlines_found, verified_14.headlines),
             **before,
             "gold_figure_coverage": round(totals["covered"] / max(1, totals["gold"]), 3),
