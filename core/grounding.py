@@ -35,7 +35,7 @@ _SCALES: dict[str, float] = {
 NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<cur>[$€£])?\s?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<pct>%|percent\b|per cent\b)"
+    r"(?:\s?(?P<pct>%|percent\b|per cent\b|percentage points?\b|pp\b|ppts?\b)"
     r"|\s?(?P<bps>basis points\b|bps\b)"
     r"|\s?(?P<scale>thousand|million|billion|trillion|mln|bln|mn|mm|bn|tn|[kKmMbB])\b)?",
     re.IGNORECASE,

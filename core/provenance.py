@@ -42,6 +42,63 @@ def computed_figures(financials: Financials) -> list[Known]:
     ]
 
 
+# shares of revenue code computes for every quarter given: (line, name)
+_OF_REVENUE: tuple[tuple[str, str], ...] = (
+    ("grossProfit", "gross margin"), ("operatingIncome", "operating margin"),
+    ("ebitda", "EBITDA margin"), ("ebit", "EBIT margin"), ("netIncome", "net margin"),
+    ("incomeBeforeTax", "pretax margin"), ("costOfRevenue", "cost of revenue"),
+    ("operatingExpenses", "operating expenses"),
+    ("sellingGeneralAndAdministrative", "SG&A"), ("researchAndDevelopment", "R&D"),
+    ("operatingCashflow", "operating cash flow"), ("capitalExpenditures", "capital expenditures"),
+)  # fmt: skip
+# other ratios: (numerator, denominator, name)
+_RATIOS: tuple[tuple[str, str, str], ...] = (
+    ("incomeTaxExpense", "incomeBeforeTax", "effective tax rate"),
+    ("totalLiabilities", "totalShareholderEquity", "liabilities to equity"),
+    ("netIncome", "totalShareholderEquity", "return on equity (quarter)"),
+    ("netIncome", "totalAssets", "return on assets (quarter)"),
+)
+
+
+def derived_figures(financials: Financials) -> list[Known]:
+    """What code derives from the statements beyond the headline changes: each quarter's margins
+    and ratios (in percent), the change of every reported line between any two quarters given
+    (percent and amount; a multi-quarter trend is the change between its ends) and the change of
+    each margin between them in percentage points. Each names its formula and operands."""
+    out: list[Known] = []
+    quarters = financials.ordered()
+    margins: dict[tuple[str, object], float] = {}
+    for q in quarters:
+        pairs = [(f, "totalRevenue", name) for f, name in _OF_REVENUE] + list(_RATIOS)
+        for num, den, name in pairs:
+            a, b = q.line(num), q.line(den)
+            if a is None or not b:
+                continue
+            pct = a / b * 100
+            margins[(name, q.fiscalDateEnding)] = pct
+            how = f"computed: {name} = {num} / {den} = {a:,.0f} / {b:,.0f} ({q.fiscalDateEnding})"
+            out.append(_known(pct, "percent", "computed", how, None))
+    for i, new in enumerate(quarters):
+        for old in quarters[i + 1 :]:
+            span = f"{new.fiscalDateEnding} vs {old.fiscalDateEnding}"
+            for name in new.reported():
+                a, b = new.line(name), old.line(name)
+                if a is None or b is None:
+                    continue
+                how = f"computed: {name} change = {a:,.0f} - {b:,.0f} ({span})"
+                out.append(_known(a - b, "plain", "computed", how, None))
+                if b:
+                    how = f"computed: {name} change = {a:,.0f} / {b:,.0f} - 1 ({span})"
+                    out.append(_known((a / b - 1) * 100, "percent", "computed", how, None))
+            for (name, when), pct in margins.items():
+                before = margins.get((name, old.fiscalDateEnding))
+                if when == new.fiscalDateEnding and before is not None:
+                    how = (f"computed: {name} change = {pct:.2f}% - {before:.2f}% in percentage "
+                           f"points ({span})")  # fmt: skip
+                    out.append(_known(pct - before, "percent", "computed", how, None))
+    return out
+
+
 def consensus_figures(financials: Financials) -> list[Known]:
     """The vendor's reported and estimated EPS, the surprise and its percentage."""
     c = financials.consensus
@@ -100,7 +157,7 @@ def grounding_sources(
     known: list[Known] = []
     if financials is not None:
         known += statement_figures(financials) + consensus_figures(financials)
-        known += computed_figures(financials)
+        known += computed_figures(financials) + derived_figures(financials)
     if prices is not None:
         known += market_figures(scorecard(prices))
     return Sources((transcript.text,), tuple(known))

@@ -157,3 +157,41 @@ def test_older_reports_get_an_origin_from_where_they_matched() -> None:
     assert NumberCheck.model_validate(old).origin == "statements"
     assert NumberCheck.model_validate({**old, "source_index": 0}).origin == "call"
     assert NumberCheck.model_validate({**old, "grounded": False}).origin == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "detail"),
+    [
+        # a margin: net income / revenue, 41.2 / 612
+        ("a net margin of 6.7%", "net margin = netIncome / totalRevenue = 41,200,000 / 612,000"),
+        # its change against the year-ago quarter, in percentage points (6.73% - 8.59%)
+        ("net margin down 1.85 percentage points", "net margin change = 6.73% - 8.59%"),
+        ("net margin down 1.85pp", "net margin change = 6.73% - 8.59%"),
+        # a pair of quarters that are neither QoQ nor YoY of the newest: 565 / 523 - 1
+        ("revenue grew 8.0% from a year ago to the March quarter",
+         "totalRevenue change = 565,000,000 / 523,000,000 - 1 (2026-03-31 vs 2025-06-30)"),
+        # the amount of a change, 612 - 523
+        ("revenue rose by $89 million", "totalRevenue change = 612,000,000 - 523,000,000"),
+        ("operating cash flow was 11.6% of revenue", "operating cash flow = operatingCashflow"),
+    ],
+)  # fmt: skip
+def test_what_code_derives_from_the_statements_is_computed_with_its_formula(
+    claim: str, detail: str
+) -> None:
+    """Margins, ratios, changes between any two quarters, their amounts and margin changes in
+    percentage points are sources with their derivation (issue 39), never "unsupported"."""
+    (check,) = check_numbers(claim, SOURCES)
+    assert check.grounded and check.origin == "computed", check
+    assert detail in (check.provenance or ""), check.provenance
+
+
+def test_a_relative_return_in_percentage_points_is_market_data() -> None:
+    rel = next(k for k in market_figures(scorecard(PRICES)) if "relative_return" in k.detail)
+    (check,) = check_numbers(f"beat the index by {rel.figure.value:.2f} pp", SOURCES)
+    assert check.grounded and check.origin == "market" and "relative_return" in (
+        check.provenance or "")  # fmt: skip
+
+
+def test_an_invented_margin_is_still_unsupported() -> None:
+    (check,) = check_numbers("a net margin of 23.4%", SOURCES)
+    assert (check.grounded, check.origin) == (False, "unsupported")
