@@ -71,6 +71,20 @@ MAX_SENTENCE = 1500  # characters
 MAX_FIGURES = 24  # figures in one sentence
 
 
+_LEGAL = frozenset({"inc", "corp", "corporation", "company", "co", "ltd", "limited", "plc",
+                    "llc", "lp", "holdings", "group", "sa", "nv", "ag", "the"})  # fmt: skip
+
+
+def _initials(company: str | None) -> frozenset[str]:
+    """The company's initials, as calls name themselves ("AAM" for American Axle &
+    Manufacturing), without its legal form; nothing for a one-word name."""
+    words = [w for w in re.findall(r"[A-Za-z][\w'’-]*", company or "")
+             if w.lower().rstrip(".") not in _LEGAL]  # fmt: skip
+    if len(words) < 2 or not all(w[0].isupper() for w in words):
+        return frozenset()
+    return frozenset({"".join(w[0] for w in words).lower()})
+
+
 def attribute(
     sentence: str,
     call: CallIdentity,
@@ -87,7 +101,7 @@ def attribute(
     company_words = frozenset(
         w.lower().removesuffix("'s").removesuffix("’s").rstrip("'’")
         for w in (call.company or "").split()
-    )
+    ) | _initials(call.company)
     opener = (SEGMENT_OPENER.match(sentence) or SEGMENT_OPENER_WORDS.match(sentence)
               or SEGMENT_NAMED.search(sentence) or SEGMENT_SUBJECT.search(sentence)
               or SEGMENT_CALLED.match(sentence))  # fmt: skip

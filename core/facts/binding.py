@@ -149,7 +149,7 @@ _BASIS_OPENING = re.compile(
     r"fx[- ]neutral)\s+basis\s*,|"
     # "Adjusting for currency translation effects, net sales declined by 13.6%", "If we adjust
     # for the sales, PPP and line draws, average loans were up 1%", "Excluding FX, ..."
-    r"^(?:(?:After\s+)?[Aa]djusting|If we adjust|Excluding)\s+(?:for\s+)?[^,]{2,90},",
+    r"^(?:(?:After\s+)?[Aa]djusting|If we adjust|Excluding)\s+(?:for\s+)?[^,]{2,160},",
     re.IGNORECASE,
 )
 _ORGANIC = re.compile(r"\borganic(?:ally)?\b", re.IGNORECASE)
@@ -2274,6 +2274,18 @@ def g_per_share_growth(c: Clause, b: Bound) -> bool:
     )  # fmt: skip
 
 
+_TRAILING = re.compile(
+    r"\b(?:LTM|TTM|(?:trailing|last|past)[- ](?:twelve|12)[- ]months?(?:'|’)?)\b", re.IGNORECASE
+)
+
+
+def g_trailing_twelve_months(c: Clause, b: Bound) -> bool:
+    """ "LTM adjusted EBITDA of $930.2 million": twelve months to date, not the quarter or the
+    fiscal year (no row states a trailing period)."""
+    lo = max(c.ca, min(b.mm.start, c.fig.start) - 40)
+    return _TRAILING.search(c.sentence, lo, c.end) is not None
+
+
 _MONTH_AFTER = re.compile(
     r"\s*(?:in|during|for)\s+(?:the\s+month\s+of\s+)?(?:January|February|March|April|May|June|"
     r"July|August|September|October|November|December)\b(?!\s+\d{1,2}\b)(?!\s+(?:19|20)\d\d)"
@@ -2633,6 +2645,9 @@ PERIOD_FIXES: tuple[Rule, ...] = (
 )  # fmt: skip
 
 GUARDS_AFTER_PERIOD: tuple[Rule, ...] = (
+    Rule("guard.trailing_twelve_months", "guard", g_trailing_twelve_months, E(
+        "We ended the quarter with net debt of $2.4 billion and LTM adjusted EBITDA of $910 "
+        "million.", "$910 million", {"left_out": True})),
     Rule("guard.a_months_figure", "guard", g_a_months_figure, E(
         "Same-store average occupancy grew 30 basis points in November, compared to the third "
         "quarter.", "30 basis points", {"left_out": True})),

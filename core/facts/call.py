@@ -175,6 +175,12 @@ class CallIdentity:
         return self.period.label() if self.period is not None else None
 
 
+# a person's past or other post: a director's former employer, a board member's own company
+_PAST_ROLE = re.compile(
+    r"\b(?:former|formerly|retired|previously|prior|past|ex-|served as|comes to our board|joins "
+    r"our board|joined our board|board of directors|director)\b",
+    re.IGNORECASE,
+)
 _COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2, 2)  # the operator's welcome names the company surely
 _OPENING_ONLY = {3, 4}  # patterns a segment matches too: only in the call's first sentences
 
@@ -189,6 +195,8 @@ def _company(sents: Sequence[Sentence]) -> str | None:
             if n in _OPENING_ONLY and i >= 10:
                 continue  # "GDIT's first quarter", "FPL reported": later, a segment's
             for m in pattern.finditer(s.text):
+                if n == 2 and _PAST_ROLE.search(s.text, 0, m.start("name")):
+                    continue  # "the former Chief Financial Officer of Genuine Parts": elsewhere
                 name = _clean_name(m.group("name"))
                 if name:
                     votes[name] += weight

@@ -361,3 +361,34 @@ def test_an_outlook_increase_to_a_range_states_the_range_as_the_level() -> None:
     f = _facts(said)
     ranges = [g for g in f.guidance + f.unconfirmed_guidance if g.text.startswith("$41 million")]
     assert ranges and ranges[0].role == "result"
+
+
+# -- classes found by the cold review of 2026-11-27 (c) (docs/results/cold_review_2026-11-27c.md)
+
+
+def test_the_companys_initials_are_the_company() -> None:
+    """ "AAM's adjusted EBITDA ... was $183 million" on American Axle & Manufacturing's call: the
+    initials the call names itself by, not a part called "AAM"."""
+    said = "Net sales were $1.21 billion.\nHAM's adjusted EBITDA in the quarter was $171 million.\n"
+    row = _row(said, "$171 million", company="Harbor Axle & Machining, Inc.")
+    assert row.segment is None
+
+
+def test_a_long_adjusting_opening_makes_the_figures_adjusted() -> None:
+    said = (
+        "Net sales were $410 million.\n"
+        "After adjusting for the impact of excess tax benefits from stock option exercises and "
+        "other non-recurring tax items, net earnings totaled $97 million or $0.57 per diluted "
+        "share.\n"
+    )
+    assert _row(said, "$0.57").basis == "adjusted"
+    assert _row(said, "$97 million").basis == "adjusted"
+
+
+def test_a_directors_former_employer_is_not_the_company() -> None:
+    said = (
+        "Revenue was $560 million, up 8%.\n"
+        "Jane Roe comes to our Board as the Former Vice Chairman and Chief Financial Officer of "
+        "Granite Parts Company.\n"
+    )
+    assert _facts(said, period=None, company=None).call.company is None
