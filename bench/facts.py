@@ -355,6 +355,17 @@ def rules_main(write: bool, verbose: bool) -> int:
         every.rule_mistakes[rule] = notes
     every.rule_rows["identity.given"] = every.rows  # the user's period: right by definition
     table = rule_table(every)
+    # what the verified rows measure at on the validation calls, with this table (aggregates
+    # only: no row of them is printed, nothing is chosen from them); the report says it
+    from core.facts.verify import measuring_with
+
+    with measuring_with(table):
+        held, _, _ = real_scores(split["validation"], "given")
+    table["held_out"] = {
+        "calls": len(split["validation"]), "rows": held.rows,
+        "precision": round(held.correct / held.rows, 3) if held.rows else 0.0,
+        "date": time.strftime("%Y-%m-%d"),
+    }  # fmt: skip
     on = (
         f"the {len(split['tuning'])} tuning calls of tests/fixtures/facts_real/ (all rows, the "
         "call's company and period given, as a desk states them; the identity.* rules per call, "

@@ -18,6 +18,7 @@ from core.contract import (
     markdown_text,
     plain_line,
 )
+from core.facts.verify import held_out_note
 from core.grounding import extract_figures
 
 # -- words shared by the highlights, the section and the block ---------------------------------
@@ -152,8 +153,15 @@ FACTS_NOTE = (
     "where a row and its quote disagree, the quote wins. Rows whose metric, period or role "
     "could not be attributed are left out. Key figures and guidance are verified rows: every "
     "rule that read them has earned it on hand-labelled real calls; rows read by a rule that has "
-    "not are listed apart, as unconfirmed._"
+    "not are listed apart, as unconfirmed."
 )
+
+
+def facts_note() -> str:
+    """The section's opening note, with what the verified rows measured on held-out calls."""
+    return f"{FACTS_NOTE} {held_out_note()}_"
+
+
 UNCONFIRMED_HEADING = "**Read by code, unconfirmed**"
 UNCONFIRMED_NOTE = (
     "_Read by rules whose measured precision on hand-labelled real calls is below the threshold "
@@ -266,7 +274,7 @@ def facts_markdown(facts: CallFacts) -> str:
     """The report's "Call facts" section: written by code, marked as such, before the model's
     prose; each key-figure and guidance row with its quote."""
     identity = f"The call as read: {_cell(call_line(facts.call))}."
-    lines = [FACTS_HEADING, "", FACTS_NOTE, "", identity, ""]
+    lines = [FACTS_HEADING, "", facts_note(), "", identity, ""]
     if facts.highlights:
         lines += ["**Highlights**", ""] + [f"- {_cell(h.text)}" for h in facts.highlights] + [""]
     if facts.key_figures:
