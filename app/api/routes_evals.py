@@ -52,6 +52,20 @@ class EvalCallIn(BaseModel):
     labels: dict[Literal["day", "week", "month"], Literal[1, -1]] | None = Field(
         default=None, description="price direction per horizon: 1 up, -1 down"
     )
+    company: str | None = Field(default=None, max_length=200)
+    ticker: str | None = Field(default=None, max_length=12)
+    fiscal_period: str | None = Field(default=None, max_length=20, description='e.g. "Q2 2026"')
+    call_date: str | None = Field(
+        default=None, description="YYYY-MM-DD: nothing of the call's data dated on or after it is "
+        "used (cut, and said in the summary)",
+    )  # fmt: skip
+    financials: dict[str, Any] | None = Field(
+        default=None, description="the call's statements, as a run's `financials` (the seeds' "
+        "layout); the data-dependent roles read them",
+    )  # fmt: skip
+    prices: dict[str, Any] | None = Field(
+        default=None, description="the call's daily prices, as a run's `prices`"
+    )
 
     @field_validator("id")
     @classmethod
@@ -193,9 +207,17 @@ def _folder(body: EvalCreate, settings: SettingsDep, evals: EvalManager, eval_id
             (folder / f"{c.id}.txt").write_text(c.transcript, encoding="utf-8")
             if c.summary:
                 (folder / f"{c.id}.summary.txt").write_text(c.summary, encoding="utf-8")
-        labelled = [{"id": c.id, "stock_labels": c.labels} for c in body.calls if c.labels]
-        if labelled:
-            (folder / "manifest.json").write_text(json.dumps({"items": labelled}))
+            for kind, data in (("financials", c.financials), ("prices", c.prices)):
+                if data is not None:
+                    (folder / f"{c.id}.{kind}.json").write_text(json.dumps(data), encoding="utf-8")
+        entries = [
+            {"id": c.id, "stock_labels": c.labels, "company": c.company, "ticker": c.ticker,
+             "fiscal_period": c.fiscal_period, "call_date": c.call_date}
+            for c in body.calls
+        ]  # fmt: skip
+        entries = [{k: v for k, v in e.items() if v is not None} for e in entries]
+        if any(len(e) > 1 for e in entries):
+            (folder / "manifest.json").write_text(json.dumps({"items": entries}))
         return folder
     assert body.dir is not None
     allowed = settings.eval_dir_list()

@@ -246,7 +246,13 @@ async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Co
     )
     evaluation = await _run(p, console, args.concurrency)
     records = evaluation.records()
-    table = write_tables(p.out, records, evaluation.pairwise_results(), evaluation.ectsum_rows())
+    table = write_tables(
+        p.out,
+        records,
+        evaluation.pairwise_results(),
+        evaluation.ectsum_rows(),
+        evaluation.data_rows(),
+    )
     chart = write_chart(p.out, records)
     console.print(table, highlight=False, markup=False)
     t = evaluation.tally

@@ -1,14 +1,26 @@
 """An evaluation folder in the ECTSum layout: `ID.txt` and/or `ID.full.md` transcripts, optional
-`ID.summary.txt` gold bullets, optional `manifest.json` (company, ticker, period, stock_labels)."""
+`ID.summary.txt` gold bullets, optional `manifest.json` (company, ticker, period, call_date,
+stock_labels, financials, prices), and each call's data: `ID.financials.json|csv` and
+`ID.prices.json|csv` beside its transcript, or the files its manifest entry names (paths inside
+the folder). With a call date, nothing dated on or after it is used (`before_the_call`)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
 from core.contract import CallInfo
+from core.inputs import (
+    Financials,
+    InputError,
+    Prices,
+    before_the_call,
+    financials_from_text,
+    prices_from_text,
+)
 
 Prefer = Literal["txt", "full"]
 
@@ -24,6 +36,69 @@ class EvalItem:
     summary: str | None = None
     labels: dict[str, Any] | None = None
     call: CallInfo = field(default_factory=CallInfo)
+    financials: Financials | None = None
+    prices: Prices | None = None
+    call_date: date | None = None
+    cut: tuple[str, ...] = ()  # what the call date cut from its data, said in the summary
+
+
+def _data_file(folder: Path, cid: str, kind: str, named: object) -> Path | None:
+    """The call's `kind` file: the one its manifest entry names (inside the folder), else
+    `ID.kind.json` or `ID.kind.csv` beside the transcript."""
+    if named is not None:
+        if not isinstance(named, str) or not named.strip():
+            raise DatasetError(f"manifest.json, {cid}: {kind} must be a file name in the folder")
+        path = (folder / named).resolve()
+        if not path.is_relative_to(folder.resolve()):
+            raise DatasetError(f"manifest.json, {cid}: {kind} {named!r} is outside the folder")
+        if not path.is_file():
+            raise DatasetError(f"manifest.json, {cid}: {kind} file {named!r} not found")
+        return path
+    for ext in ("json", "csv"):
+        path = folder / f"{cid}.{kind}.{ext}"
+        if path.is_file():
+            return path
+    return None
+
+
+def _call_data(
+    folder: Path, cid: str, meta: dict[str, Any], ticker: str | None
+) -> tuple[Financials | None, Prices | None, date | None, tuple[str, ...]]:
+    """A call's statements and prices (files), cut at its call date; a clear error naming the
+    call and the field for a file that cannot be read."""
+    raw_date = meta.get("call_date")
+    call_date = None
+    if raw_date is not None:
+        try:
+            call_date = date.fromisoformat(str(raw_date))
+        except ValueError:
+            raise DatasetError(
+                f"manifest.json, {cid}: call_date {raw_date!r} is not a YYYY-MM-DD date"
+            ) from None
+    loaded: dict[str, Any] = {}
+    for kind in ("financials", "prices"):
+        path = _data_file(folder, cid, kind, meta.get(kind))
+        if path is None:
+            loaded[kind] = None
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+            as_csv = path.suffix.lower() == ".csv"
+            loaded[kind] = (
+                financials_from_text(text, csv_format=as_csv) if kind == "financials"
+                else prices_from_text(text, csv_format=as_csv, ticker=ticker)
+            )  # fmt: skip
+        except (InputError, ValueError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"{path.name} ({cid}'s {kind}): {exc}") from None
+    financials, prices = loaded["financials"], loaded["prices"]
+    cut: tuple[str, ...] = ()
+    if call_date is not None and (financials is not None or prices is not None):
+        try:
+            financials, prices = before_the_call(financials, prices, call_date)
+        except InputError as exc:
+            raise DatasetError(f"{cid}: data before its call_date {call_date}: {exc}") from None
+        cut = tuple(x.cut for x in (financials, prices) if x is not None and x.cut)
+    return financials, prices, call_date, cut
 
 
 def load_dataset(
@@ -77,6 +152,7 @@ def load_dataset(
         summary_path = folder / f"{cid}.summary.txt"
         meta = manifest.get(cid, {})
         labels = meta.get("stock_labels")
+        financials, prices, call_date, cut = _call_data(folder, cid, meta, meta.get("ticker"))
         out.append(
             EvalItem(
                 id=cid,
@@ -90,6 +166,10 @@ def load_dataset(
                     ticker=meta.get("ticker"),
                     period=meta.get("fiscal_period"),
                 ),
+                financials=financials,
+                prices=prices,
+                call_date=call_date,
+                cut=cut,
             )
         )
     return out

@@ -68,6 +68,18 @@ class EvalEvent(BaseModel):
 Sink = Callable[[EvalEvent], Awaitable[None] | None]
 
 
+def reads_data(pipeline: str) -> tuple[str, ...]:
+    """What a pipeline (or variant) gives its roles from a call's data: SAS's market analyst
+    reads prices (not S1, the Lead alone), the Jetsons writers and SI4Fin's Analyst the
+    statements."""
+    variant = parse_variant(pipeline)
+    if variant.pipeline == "adversarial":
+        return () if pipeline.strip().endswith("@S1") else ("prices",)
+    if variant.pipeline in ("writer_feedback", "conversation"):
+        return ("financials",)
+    return ()
+
+
 @dataclass
 class Outcome:
     """How one report run ended: in this process (the CLI) or as a run of the service."""
@@ -89,7 +101,12 @@ def engine_runner(engine: Engine) -> ReportRunner:
     async def run(item: EvalItem, pipeline: str, transcript: Transcript) -> Outcome:
         variant = parse_variant(pipeline)
         options = variant.apply(engine.context.options)
-        out = await engine.run(engine.request(variant.pipeline, transcript, item.call, options))
+        out = await engine.run(
+            engine.request(
+                variant.pipeline, transcript, item.call, options,
+                financials=item.financials, prices=item.prices,
+            )
+        )  # fmt: skip
         return Outcome(out.status, out.report, out.error, out.failed_node)
 
     return run
@@ -327,6 +344,19 @@ class Evaluation:
             excerpt_words=defaults.transcript_words,
             pairs=pairs,
         )
+
+    def data_rows(self) -> list[dict[str, Any]]:
+        """Per call: whether it carried statements and prices, what its call date cut, and
+        which of this evaluation's pipelines read data it did not carry (they ran, and their
+        reports say what was missing)."""
+        rows: list[dict[str, Any]] = []
+        for item in self.items:
+            without = [f"{p} ({kind})" for p in self.pipelines for kind in reads_data(p)
+                       if getattr(item, kind) is None]  # fmt: skip
+            rows.append({"id": item.id, "financials": item.financials is not None,
+                         "prices": item.prices is not None, "cut": "; ".join(item.cut),
+                         "ran_without": "; ".join(without)})  # fmt: skip
+        return rows
 
     def ectsum_rows(self) -> list[dict[str, Any]]:
         """Per call with gold bullets: the code's highlights and the LEAD baseline on ECTSum's

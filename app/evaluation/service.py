@@ -58,12 +58,14 @@ def report_run_id(eval_id: str, call_id: str, pipeline: str) -> str:
 
 
 def items_of(spec: EvalSpec) -> list[EvalItem]:
-    return [EvalItem(id=c.id, path=Path(c.path), summary=c.summary, labels=c.labels, call=c.call)
+    return [EvalItem(id=c.id, path=Path(c.path), summary=c.summary, labels=c.labels, call=c.call,
+                     financials=c.financials, prices=c.prices)
             for c in spec.calls]  # fmt: skip
 
 
 def calls_of(items: list[EvalItem]) -> list[EvalCall]:
-    return [EvalCall(id=i.id, path=str(i.path), summary=i.summary, labels=i.labels, call=i.call)
+    return [EvalCall(id=i.id, path=str(i.path), summary=i.summary, labels=i.labels, call=i.call,
+                     financials=i.financials, prices=i.prices)
             for i in items]  # fmt: skip
 
 
@@ -217,7 +219,12 @@ class EvalManager:
         records = evaluation.records()
         out = Path(spec.out)
         table = await asyncio.to_thread(
-            write_tables, out, records, evaluation.pairwise_results(), evaluation.ectsum_rows()
+            write_tables,
+            out,
+            records,
+            evaluation.pairwise_results(),
+            evaluation.ectsum_rows(),
+            evaluation.data_rows(),
         )
         await asyncio.to_thread(write_chart, out, records)
         tally = {k: v for k, v in asdict(evaluation.tally).items() if k != "errors"}
@@ -240,7 +247,8 @@ class EvalManager:
                     id=run_id, pipeline=variant.pipeline, status="queued", owner=record.owner,
                     created_at=now(), eval_id=record.id,
                     input=RunInput(transcript=text, call=item.call,
-                                   options=variant.apply(record.spec.options)),
+                                   options=variant.apply(record.spec.options),
+                                   financials=item.financials, prices=item.prices),
                 )
             )  # fmt: skip
         finished = await self.runs.wait_finished(run_id)

@@ -144,6 +144,18 @@ def pairwise_table(results: Sequence[tuple[str, Pairwise]]) -> str:
     return "\n".join(lines) if groups else ""
 
 
+def data_table(data: Sequence[dict[str, Any]]) -> str:
+    """Which calls carried statements and prices, what their call date cut, and which
+    pipelines that read data ran without it (their reports say so in their notes)."""
+    lines = ["| call | financials | prices | cut at the call date | ran without its data |",
+             "|---|---|---|---|---|"]  # fmt: skip
+    for d in data:
+        lines.append(f"| {d['id']} | {'yes' if d['financials'] else 'no'} | "
+                     f"{'yes' if d['prices'] else 'no'} | {d['cut'] or '—'} | "
+                     f"{d['ran_without'] or '—'} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def ectsum_table(rows: Sequence[dict[str, Any]]) -> str:
     """Highlights vs LEAD on ECTSum's measures, averaged over the calls with gold bullets."""
     if not rows:
@@ -172,6 +184,7 @@ def write_tables(
     records: Sequence[Record],
     pairs: Sequence[tuple[str, Pairwise]],
     ectsum: Sequence[dict[str, Any]] = (),
+    data: Sequence[dict[str, Any]] = (),
 ) -> str:
     rows = summarize(records)
     out.mkdir(parents=True, exist_ok=True)
@@ -215,6 +228,9 @@ def write_tables(
         write_rows(out / "ectsum.csv", ectsum)
         text += "\n## ECTSum measures against the gold bullets\n\n" + ect_md + "\n"
         table += "\n\n" + ect_md
+    if any(d["financials"] or d["prices"] or d["ran_without"] for d in data):
+        write_rows(out / "data.csv", data)
+        text += "\n## The calls' data\n\n" + data_table(data) + "\n"
     if pair_md:
         text += (
             "\n## Pairwise preference (order swapped, both verdicts counted)\n\n" + pair_md + "\n"

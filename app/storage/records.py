@@ -78,6 +78,9 @@ class EvalCall(BaseModel):
     summary: str | None = None
     labels: dict[str, Any] | None = None
     call: CallInfo = Field(default_factory=CallInfo)
+    # the call's data, as its run receives it (already cut at its call date)
+    financials: Financials | None = None
+    prices: Prices | None = None
 
 
 class EvalSpec(BaseModel):

@@ -79,6 +79,9 @@ def test_server_folder_only_when_allowed(tmp_path: Path, sample_text: str) -> No
         ({"calls": [{"id": "a", "transcript": "x", "labels": {"day": 2}}]}, "labels"),
         ({"calls": [{"id": "a", "transcript": "x"}], "judge": 0}, "judge"),
         ({"calls": [{"id": "a", "transcript": "x"}], "ids": ["b"]}, "no transcript for id"),
+        ({"calls": [{"id": "a", "transcript": "x", "financials": {"Ticker": "X"}}]},
+         "a's financials"),
+        ({"calls": [{"id": "a", "transcript": "x", "call_date": "soon"}]}, "call_date 'soon'"),
     ],
 )  # fmt: skip
 def test_bad_eval_requests_are_422(tmp_path: Path, body: dict[str, Any], needle: str) -> None:
@@ -168,3 +171,41 @@ def test_a_folder_file_an_inline_call_would_refuse_is_refused_at_intake(
         assert problem["loc"] == ["body", "dir"]
         assert "BAD_q1_2021.txt" in problem["msg"] and needle in problem["msg"], problem
         assert client.get("/v1/evals").json()["total"] == 0
+
+
+def test_an_inline_eval_carries_each_calls_data_to_its_runs(
+    tmp_path: Path, sample_text: str
+) -> None:
+    """`calls[].financials`, `prices`, `call_date` reach the call's runs (issue 39): the summary's
+    data table says NW1 carried both and NW2 ran without them."""
+    import csv
+    import io
+    import json
+
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    rows = list(csv.DictReader(io.StringIO((samples / "northwind_prices.csv").read_text())))
+    series = {
+        sym: {"symbol": sym, "bars": [{k: r[k] for k in ("date", "open", "high", "low", "close",
+                                                          "volume")} for r in rows
+                                      if r["symbol"] == sym]}
+        for sym in ("NWL", "SPY")
+    }  # fmt: skip
+    body = {
+        "calls": [
+            {"id": "NW1", "transcript": sample_text, "ticker": "NWL", "call_date": "2026-07-20",
+             "financials": json.loads((samples / "northwind_financials.json").read_text()),
+             "prices": {"company": series["NWL"], "benchmark": series["SPY"]}},
+            {"id": "NW2", "transcript": sample_text.replace("Northwind", "Southwind")},
+        ],
+        "pipelines": ["adversarial@S2"],
+    }  # fmt: skip
+    with api(tmp_path) as client:
+        resp = client.post("/v1/evals", json=body)
+        assert resp.status_code == 202, resp.text
+        created = resp.json()
+        read_sse(client, "GET", created["links"]["events"])
+        done = client.get(created["links"]["self"]).json()
+    assert done["status"] == "succeeded"
+    summary = (tmp_path / "data" / done["out_dir"] / "summary.md").read_text()
+    assert "| NW1 | yes | yes |" in summary and "| NW2 | no | no |" in summary
+    assert "adversarial@S2 (prices)" in summary

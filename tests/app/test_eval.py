@@ -5,6 +5,7 @@ calls, same table)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -436,3 +437,89 @@ def test_cli_eval_pairs_variants_of_one_pipeline(
         assert row in summary and row in printed  # printed: the pairwise table too
     paired = summary.split("## Paired comparisons")[1]
     assert f"| fake | {s1} - {s2} | judge_overall | 1 |" in paired
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+def _with_data(root: Path, sample: str) -> Path:
+    """Two calls: NW0 carries statements and prices (a call date that cuts the last bars), NW1
+    carries nothing."""
+    make_dataset(root, sample)
+    (root / "NW0_q2_2026.financials.json").write_text(
+        (SAMPLES / "northwind_financials.json").read_text()
+    )
+    (root / "NW0_q2_2026.prices.csv").write_text((SAMPLES / "northwind_prices.csv").read_text())
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["items"][0]["call_date"] = "2026-07-20"
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+def test_a_calls_data_files_are_carried_and_cut_at_its_call_date(
+    tmp_path: Path, sample_text: str
+) -> None:
+    items = load_dataset(_with_data(tmp_path / "ds", sample_text))
+    first, second = items
+    assert first.financials is not None and first.prices is not None
+    assert first.financials.most_recent_earnings.totalRevenue == 612_000_000
+    assert max(b.date for b in first.prices.company.bars).isoformat() < "2026-07-20"
+    assert first.cut and "cut" in first.cut[0]  # the bars of 07-20 .. 07-24, said
+    assert (second.financials, second.prices, second.cut) == (None, None, ())
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "manifest", "expected"),
+    [
+        ("NW0_q2_2026.financials.json", "{not json", {}, "NW0_q2_2026's financials"),
+        ("NW0_q2_2026.prices.csv", "date,close\n2026-01-01,x\n", {}, "NW0_q2_2026's prices"),
+        (None, None, {"financials": "../elsewhere.json"}, "outside the folder"),
+        (None, None, {"prices": "missing.csv"}, "prices file 'missing.csv' not found"),
+        (None, None, {"call_date": "2026-13-45"}, "call_date '2026-13-45' is not a YYYY-MM-DD"),
+    ],
+)  # fmt: skip
+def test_a_calls_data_that_cannot_be_read_is_refused_naming_the_call_and_field(
+    tmp_path: Path, sample_text: str, name: str | None, text: str | None,
+    manifest: dict[str, str], expected: str,
+) -> None:  # fmt: skip
+    root = make_dataset(tmp_path / "ds", sample_text)
+    if name is not None and text is not None:
+        (root / name).write_text(text)
+    if manifest:
+        data = json.loads((root / "manifest.json").read_text())
+        data["items"][0].update(manifest)
+        (root / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(DatasetError, match=re.escape(expected)):
+        load_dataset(root)
+
+
+async def test_each_data_reading_arm_receives_the_calls_data_in_an_eval(
+    tmp_path: Path, sample_text: str
+) -> None:
+    """SAS's market analyst (S2) reads the prices, the Jetsons advanced writer and SI4Fin's
+    Analyst the statements, when an eval carries them; a call without them runs and the summary
+    says which pipelines ran without their data."""
+    items = load_dataset(_with_data(tmp_path / "ds", sample_text))
+    settings = Settings(data_dir=tmp_path / "data", provider="fake")
+    script = Script.of(default=canned)
+    pipelines = ["adversarial@S2", "writer_feedback@advanced_writer", "conversation"]
+    async with Engine.open(
+        settings, models=FakeModels(default=script), embeddings=DeterministicFakeEmbedding(size=32)
+    ) as engine:
+        ev = Evaluation(items, pipelines, tmp_path / "out", on_event=None)
+        await ev.run_reports(engine_runner(engine), "fake", concurrency=1)
+    texts = [c.text for c in script.calls]
+    assert any("rsi_14" in t and "NWL" in t for t in texts), "the market analyst saw no scorecard"
+    assert any("612,000,000" in t for t in texts), "no writer or analyst saw the statements"
+    rows = {r["id"]: r for r in ev.data_rows()}
+    assert rows["NW0_q2_2026"]["ran_without"] == ""
+    assert rows["NW1_q2_2026"]["ran_without"] == (
+        "adversarial@S2 (prices); writer_feedback@advanced_writer (financials); "
+        "conversation (financials)"
+    )
+    from app.evaluation.summary import write_tables
+
+    text = write_tables(tmp_path / "out", ev.records(), [], [], ev.data_rows())
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "## The calls' data" in summary and "| NW1_q2_2026 | no | no |" in summary
+    assert text  # the table the CLI prints
