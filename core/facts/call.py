@@ -89,6 +89,12 @@ _COMPANY = tuple(
         rf"(?:net income|earnings|revenues?|results|net sales|diluted)",
         rf"\bwith me (?:today|on the call)[^.]{{0,80}}\b{_NAME}(?:'s|’s) (?:chief|president|ceo)",
         rf"\bHead of {_NAME} Investor Relations",
+        # the company as its own people name it: "I have been with Avista since 2009", "We at
+        # Air Lease Corporation", "Investor Relations at Mettler Toledo" (not "the entire
+        # Journeys team": a part's people say that too)
+        rf"\b(?:been|worked|working) (?:with|at|for) {_NAME} (?:since|for)\b",
+        rf"\b[Ww]e at {_NAME}\b",
+        rf"\b(?:Investor Relations|responsibilities|role) (?:at|for) {_NAME}\b",
     )
 )
 _NOT_NAMES = frozenset(
@@ -181,7 +187,7 @@ _PAST_ROLE = re.compile(
     r"our board|joined our board|board of directors|director)\b",
     re.IGNORECASE,
 )
-_COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2, 2)  # the operator's welcome names the company surely
+_COMPANY_WEIGHTS = (3, 3, 2, 2, 1, 2, 2, 1, 1, 1)  # the operator's welcome names the company surely
 _OPENING_ONLY = {3, 4}  # patterns a segment matches too: only in the call's first sentences
 
 

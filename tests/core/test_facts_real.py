@@ -392,3 +392,19 @@ def test_a_directors_former_employer_is_not_the_company() -> None:
         "Granite Parts Company.\n"
     )
     assert _facts(said, period=None, company=None).call.company is None
+
+
+def test_the_company_as_its_own_people_name_it() -> None:
+    """Excerpts without the operator's welcome still name the company in their people's words:
+    "I have been with Avista since 2009", "We at Air Lease Corporation", "Investor Relations at
+    Mettler Toledo"; a part's people ("the entire Journeys team") are not read as the company."""
+    for said, name in (
+        ("By way of introduction, I have been with Brightwater since 2011.\n", "Brightwater"),
+        ("We at Harbor Lease Corporation have not underestimated the year.\n", "Harbor Lease"),
+        ("I'm responsible for Investor Relations at Kettler Tools and glad you joined.\n",
+         "Kettler Tools"),
+    ):  # fmt: skip
+        company = _facts("Revenue was $560 million, up 8%.\n" + said, period=None, company=None)
+        assert company.call.company is not None and name in company.call.company, said
+    team = "Revenue was $560 million.\nThanks to the entire Journeys team for the quarter.\n"
+    assert _facts(team, period=None, company=None).call.company is None
