@@ -195,3 +195,22 @@ def test_a_relative_return_in_percentage_points_is_market_data() -> None:
 def test_an_invented_margin_is_still_unsupported() -> None:
     (check,) = check_numbers("a net margin of 23.4%", SOURCES)
     assert (check.grounded, check.origin) == (False, "unsupported")
+
+
+def test_the_calls_tone_as_code_scores_it_is_computed() -> None:
+    """The call facts' tone table (net tone, uncertainty per 1,000 words) is a source with its
+    counts (issue 39): a report quoting it is not "unsupported"."""
+    from core.facts.sentences import sentences
+    from core.facts.tone import tone_of
+
+    call = parse_transcript(
+        "CEO: We delivered strong growth and excellent results, despite an uncertain market.\n"
+        "CFO: Demand may weaken, but margins improved and we are confident."
+    )
+    whole = next(g for g in tone_of(call, sentences(call)).groups if g.group == "whole call")
+    claim = (
+        f"Net tone was {whole.net_tone:+.2f} with {whole.uncertainty_per_1k:.1f} uncertain words"
+    )
+    checks = check_numbers(claim, grounding_sources(call, None))
+    assert [c.origin for c in checks] == ["computed", "computed"], checks
+    assert all("tone, whole call" in (c.provenance or "") for c in checks)
