@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -371,13 +371,13 @@ def test_a_tie_counts_as_half_a_win_in_the_win_rate() -> None:
     from app.evaluation.judge import PairVerdict, Pairwise
     from app.evaluation.summary import pairwise_table
 
-    def pair(*winners: str) -> Pairwise:
+    def pair(*winners: Literal["x", "y", "tie"]) -> Pairwise:
         return Pairwise(
             x="a",
             y="b",
             judge="j",
             verdicts=[PairVerdict(order="x_first", winner=w) for w in winners],
-        )  # type: ignore[arg-type]
+        )
 
     table = pairwise_table(
         [("m", pair("x", "x", "tie", "tie")), ("m", pair("x", "y", "tie", "tie"))]
