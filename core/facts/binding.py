@@ -1886,9 +1886,11 @@ def p_segment_in_clause(c: Clause, b: Bound) -> Set | None:
     if len(found) != 1:
         return None
     seg = found[0].group("seg")
+    # (named with "segment": a part even when its word is in the company's name, "our water
+    # segment" on American States Water's call)
     return (
         Set(seg)
-        if _names_a_part(seg, c.company_words)
+        if _names_a_part(seg, frozenset())
         and not re.fullmatch(
             r"(?:largest|biggest|smallest|other|each|every|core|main|key)", seg, re.I
         )

@@ -408,3 +408,10 @@ def test_the_company_as_its_own_people_name_it() -> None:
         assert company.call.company is not None and name in company.call.company, said
     team = "Revenue was $560 million.\nThanks to the entire Journeys team for the quarter.\n"
     assert _facts(team, period=None, company=None).call.company is None
+
+
+def test_a_segment_named_with_a_word_of_the_companys_name_is_still_a_part() -> None:
+    """ "Earnings at our water segment increased $0.04 per share" on American States Water's
+    call: "water" is in the company's name, but "segment" says it is a part."""
+    said = "Revenue was $120 million.\nEarnings at our gas segment increased $0.03 per share.\n"
+    assert _row(said, "$0.03", company="Northern States Gas").segment == "gas"
