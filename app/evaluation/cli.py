@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from rich.console import Console
 from rich.progress import (
@@ -21,6 +21,7 @@ from rich.progress import (
 from app.evaluation.dataset import DatasetError, EvalItem, load_dataset
 from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_label
 from app.evaluation.summary import write_chart, write_tables
+from app.market import MarketSource
 from app.service.engine import Engine
 from app.settings import Settings
 from core.options import comma_items, parse_variant
@@ -75,6 +76,15 @@ def add_parser(sub: Any) -> None:
         help="call dates for --prices: CSV id,ticker,date or manifest (DIR/manifest.json)",
     )  # fmt: skip
     ev.add_argument("--benchmark", default="SPY", help="benchmark ticker in --prices (SPY)")
+    ev.add_argument(
+        "--fetch", action="store_true",
+        help="fill each call's statements and prices its folder lacks, for its manifest ticker "
+        "and call_date (nothing from that day on): Alpha Vantage or keyless, see --source",
+    )  # fmt: skip
+    ev.add_argument(
+        "--source", choices=get_args(MarketSource), default=None,
+        help="where --fetch gets market data (default EDESK_MARKET_SOURCE)",
+    )  # fmt: skip
     ev.add_argument(
         "--cache", metavar="FILE", help="LLM cache file (default <EDESK_DATA_DIR>/llm-cache.sqlite)"
     )
@@ -236,8 +246,40 @@ def with_price_labels(
     ]
 
 
+async def fetch_data(
+    args: argparse.Namespace, settings: Settings, items: list[EvalItem], console: Console
+) -> list[EvalItem]:
+    """--fetch: each call's statements and prices that its folder did not give, from the chosen
+    source (cached, rate-limited), for the ticker and call date its manifest entry names; a
+    call without them, or one the source cannot fill, stops the evaluation naming the call."""
+    from app.market.http import VendorError
+    from app.market.sources import fill
+
+    out: list[EvalItem] = []
+    for item in items:
+        if item.financials is not None and item.prices is not None:
+            out.append(item)
+            continue
+        if not item.call.ticker or item.call_date is None:
+            raise EvalUsageError(
+                f"--fetch: {item.id} needs a ticker and a call_date in manifest.json "
+                "(nothing dated on or after the call is used)"
+            )
+        try:
+            filled = await fill(settings, args.source, item.call.ticker, item.call_date,
+                                item.financials, item.prices, args.benchmark)  # fmt: skip
+        except VendorError as exc:
+            raise EvalUsageError(f"--fetch: {item.id}: {exc}") from None
+        console.print(f"{item.id}: market data: {filled.describe()}", highlight=False,
+                      markup=False)  # fmt: skip
+        out.append(replace(item, financials=filled.financials, prices=filled.prices))
+    return out
+
+
 async def run_eval_cli(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     p = plan(args, settings)
+    if args.fetch:
+        p = replace(p, items=await fetch_data(args, settings, p.items, console))
     p = replace(p, items=with_price_labels(args, p.items, console))
     console.print(
         f"eval: {len(p.items)} call(s) x {len(p.pipelines)} pipeline(s) x {len(p.configs)} "

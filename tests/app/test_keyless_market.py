@@ -337,3 +337,35 @@ def test_backtest_fetch_without_a_key_fills_the_price_folder_from_stooq(
     assert "fetched prices of NWO, SPY" in capsys.readouterr().out
     rows = (ev / "backtest" / "backtest.csv").read_text()  # every cell quoted
     assert '"local/findebate","1m","1","1","0"' in rows  # the month after the call is covered
+
+
+def test_eval_fetch_fills_each_calls_data_from_recorded_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval --fetch` (issue 39): each call's statements and prices its folder lacks, for its
+    manifest's ticker and call_date, keyless (SEC EDGAR and Stooq, recorded); a call without a
+    ticker or call date stops the evaluation naming it, before any report runs."""
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("EDESK_ALPHAVANTAGE_API_KEY", raising=False)
+    monkeypatch.setenv("EDESK_SEC_USER_AGENT", UA)
+    ds = tmp_path / "ds"
+    ds.mkdir()
+    (ds / "NWO_q2_2026.txt").write_text(SAMPLE.read_text(encoding="utf-8"))
+    manifest = {"items": [{"id": "NWO_q2_2026", "ticker": "NWO", "call_date": "2026-07-30"}]}
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    out = tmp_path / "out"
+    args = ["eval", str(ds), "--pipelines", "adversarial@S2", "--fetch", "--out", str(out)]
+    with respx.mock(assert_all_called=False) as mock:
+        mocked(mock)
+        assert main(args) == EXIT_OK, capsys.readouterr()
+    printed = capsys.readouterr().out
+    assert "NWO_q2_2026: market data:" in printed and "Stooq daily CSV (NWO, SPY)" in printed
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "| NWO_q2_2026 | yes | yes |" in summary
+    del manifest["items"][0]["call_date"]
+    (ds / "manifest.json").write_text(json.dumps(manifest))
+    assert main([*args[:-1], str(tmp_path / "out2")]) == EXIT_USAGE
+    assert "--fetch: NWO_q2_2026 needs a ticker and a call_date" in capsys.readouterr().err
+    assert not (tmp_path / "out2" / "summary.md").exists()
