@@ -101,6 +101,16 @@ def derived_figures(financials: Financials) -> list[Known]:
     return out
 
 
+def filed_figures(financials: Financials) -> list[Known]:
+    """The values the company filed for the call's quarter (its earnings release's rows, the
+    filing check's), each with its filing: a report may quote a filed value."""
+    return [
+        _known(f.value, "percent" if f.unit == "percent" else "plain", "statements",
+               f"filed: {f.metric}, {f.period} ({f.source})", None)
+        for f in financials.filed
+    ]  # fmt: skip
+
+
 def consensus_figures(financials: Financials) -> list[Known]:
     """The vendor's reported and estimated EPS, the surprise and its percentage."""
     c = financials.consensus
@@ -187,7 +197,8 @@ def grounding_sources(
     scorecard."""
     known: list[Known] = tone_figures(transcript)
     if financials is not None:
-        known += statement_figures(financials) + consensus_figures(financials)
+        known += statement_figures(financials) + filed_figures(financials)
+        known += consensus_figures(financials)
         known += computed_figures(financials) + derived_figures(financials)
     if prices is not None:
         known += market_figures(scorecard(prices))

@@ -41,9 +41,19 @@ def _checks(markdown: str, state: PipelineState) -> list[NumberCheck]:
     return check_numbers(markdown, sources)
 
 
-async def _ungrounded(markdown: str, state: PipelineState) -> list[tuple[str, str]]:
-    checks = await asyncio.to_thread(_checks, markdown, state)
-    return [(c.text, c.context) for c in checks if not c.grounded]
+def _sourced_dropped(before: list[NumberCheck], after: list[NumberCheck]) -> list[str]:
+    """The figures of the draft that have a source (the call, the statements, a computation,
+    the market data, the consensus) and that the correction no longer states: a correction
+    may remove what nothing supports, never what something does."""
+    stated = [(c.kind == "percent", c.value) for c in after]
+    gone: list[str] = []
+    for c in before:
+        if c.grounded and not any(
+            pct == (c.kind == "percent") and abs(v - c.value) <= 1e-9 * max(1.0, abs(c.value))
+            for pct, v in stated
+        ):
+            gone.append(c.text)
+    return list(dict.fromkeys(gone))
 
 
 @traced("fact_check")
@@ -83,8 +93,10 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
             "failures": [NodeFailure(node="fact_check", reason=f"model {exc.reason}: {exc}")],
         }
     else:
-        after = [t for t, _ in await _ungrounded(revised, state)]
+        revised_checks = await asyncio.to_thread(_checks, revised, state)
+        after = [c.text for c in revised_checks if not c.grounded]
         kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
+        dropped = _sourced_dropped(checks, revised_checks)
         if len(after) >= len(texts):
             note = (
                 f"the correction left {len(after)} unsupported figure(s) (was {len(texts)}); "
@@ -94,6 +106,11 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
             note = (
                 f"the correction kept only {kept_share:.0%} of the text, more than the listed "
                 "claims; the original text is kept"
+            )
+        elif dropped:
+            note = (
+                f"the correction removed {len(dropped)} figure(s) that have a source "
+                f"({', '.join(dropped[:3])}); the original text is kept"
             )
         else:
             fixed = base.model_copy(

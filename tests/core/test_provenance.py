@@ -214,3 +214,19 @@ def test_the_calls_tone_as_code_scores_it_is_computed() -> None:
     checks = check_numbers(claim, grounding_sources(call, None))
     assert [c.origin for c in checks] == ["computed", "computed"], checks
     assert all("tone, whole call" in (c.provenance or "") for c in checks)
+
+
+def test_a_value_the_company_filed_is_a_source_with_its_filing() -> None:
+    """The earnings release's rows (the filing check's filed values) are sources (issue 39): a
+    report quoting the filed operating income is not "unsupported"."""
+    from core.inputs import FiledValue
+
+    filed = FiledValue(metric="operating_income", period="Q2 2026", value=66_500_000,
+                       source="SEC EDGAR 8-K 0000999999-26-000031 exhibit 99.1")  # fmt: skip
+    fin = FIN.model_copy(update={"filed": [filed]})
+    (check,) = check_numbers("Operating income was $66.5 million.",
+                             grounding_sources(parse_transcript(CALL), fin))  # fmt: skip
+    assert check.grounded and check.origin == "statements"
+    assert "filed: operating_income, Q2 2026 (SEC EDGAR 8-K" in (check.provenance or "")
+    (alone,) = check_numbers("Operating income was $66.5 million.", SOURCES)
+    assert not alone.grounded  # without the filing it is not supported

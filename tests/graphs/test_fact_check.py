@@ -80,6 +80,19 @@ async def test_correction_that_guts_the_report_is_refused(
     assert "Point 39" in report.markdown
 
 
+async def test_a_correction_that_removes_a_figure_with_a_source_is_refused(
+    fake_engine: Any, sample_text: str
+) -> None:
+    """The fact-check may remove what nothing supports, never a figure with a source (issue
+    39): a correction that fixes the backlog but drops the call's $612 million is not kept."""
+    dropped = "## Summary\nRevenue grew 8.4% and the backlog hit $1.9 billion.\n"
+    report = await run(fake_engine, zero_shot_models(INVENTED, Script.of(dropped)), sample_text)
+    fc = report.evidence.fact_check
+    assert fc.correction_attempted and not fc.corrected
+    assert "removed 1 figure(s) that have a source ($612 million)" in (fc.note or "")
+    assert "$612 million" in report.markdown
+
+
 async def test_new_invention_in_the_correction_is_flagged(
     fake_engine: Any, sample_text: str
 ) -> None:
