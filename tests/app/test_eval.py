@@ -15,7 +15,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from app.cli import main
 from app.evaluation.dataset import DatasetError, load_dataset
 from app.evaluation.judge import grade, pairwise
-from app.evaluation.runner import EvalEvent, Evaluation, engine_runner
+from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, reads_data
 from app.service.engine import Engine
 from app.settings import Settings
 from core.llm.fake import CANNED_TOOLS, FakeModels, Script, canned
@@ -523,3 +523,30 @@ async def test_each_data_reading_arm_receives_the_calls_data_in_an_eval(
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "## The calls' data" in summary and "| NW1_q2_2026 | no | no |" in summary
     assert text  # the table the CLI prints
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "marker"),
+    [
+        ("adversarial@S2", "rsi_14"),  # the market analyst's scorecard, from the prices
+        ("adversarial@S3", "rsi_14"),
+        ("adversarial@S4", "rsi_14"),
+        ("writer_feedback@advanced_writer", "612,000,000"),  # the statements' table
+        ("writer_feedback@advanced_feedback", "612,000,000"),
+        ("writer_feedback@simple_feedback", "612,000,000"),
+        ("conversation", "612,000,000"),  # SI4Fin's Analyst
+    ],
+)
+async def test_each_data_arm_gets_the_eval_calls_data(
+    tmp_path: Path, sample_text: str, pipeline: str, marker: str
+) -> None:
+    items = load_dataset(_with_data(tmp_path / "ds", sample_text), ids=["NW0_q2_2026"])
+    settings = Settings(data_dir=tmp_path / "data", provider="fake")
+    script = Script.of(default=canned)
+    async with Engine.open(
+        settings, models=FakeModels(default=script), embeddings=DeterministicFakeEmbedding(size=32)
+    ) as engine:
+        ev = Evaluation(items, [pipeline], tmp_path / "out", on_event=None)
+        await ev.run_reports(engine_runner(engine), "fake", concurrency=1)
+    assert any(marker in c.text for c in script.calls), f"{pipeline}: no role saw {marker}"
+    assert reads_data(pipeline), pipeline
