@@ -1,0 +1,184 @@
+"""Which inputs each prompt of each pipeline receives, recorded from the code: every pipeline and
+each of its paper's variants runs on the scripted fake model with the sample call, its statements
+and its prices, and every prompt the run renders is recorded with the names of the variables it
+was given a value for. The tables in `docs/pipelines/<pipeline>.md` (between their "role inputs"
+markers) are this output; `tests/docs/test_role_inputs.py` fails when they differ.
+
+    .venv/bin/python -m bench.role_inputs            # print the tables
+    .venv/bin/python -m bench.role_inputs --write    # write them into the docs
+
+Today's inputs are the `desk` profile's (issue 39: a `paper` profile giving each role exactly
+what its paper gives it is not built yet); these tables are what it will be compared with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, get_args
+
+from bench.common import REPO
+
+DOCS = REPO / "docs" / "pipelines"
+SAMPLES = REPO / "samples"
+START, END = "<!-- role inputs: start -->", "<!-- role inputs: end -->"
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, set[str]]]:
+    """Every prompt rendered while inside, with the variables given a value (not None or
+    empty)."""
+    import nodes.calls
+    import nodes.parsing
+
+    modules = (nodes.calls, nodes.parsing)  # every module that renders a role's prompt
+    seen: dict[str, set[str]] = {}
+    original = nodes.calls.fitted
+
+    def spy(handle: Any, template: str, variables: dict[str, Any], *, tools: str = "") -> Any:
+        given = {
+            k for k, v in variables.items() if v is not None and v != "" and v != [] and v != {}
+        }
+        seen.setdefault(template, set()).update(given)
+        return original(handle, template, variables, tools=tools)
+
+    for module in modules:
+        module.fitted = spy  # type: ignore[attr-defined]
+    try:
+        yield seen
+    finally:
+        for module in modules:
+            module.fitted = original  # type: ignore[attr-defined]
+
+
+def variants() -> list[str]:
+    """Every pipeline, and each variant of those with a choice-of-variant option."""
+    from core.options import RunOptions, _choice
+    from graphs import PIPELINES
+
+    out: list[str] = []
+    for name in PIPELINES:
+        choice = _choice(name)
+        if choice is None:
+            out.append(name)
+            continue
+        out += [f"{name}@{v}" for v in get_args(RunOptions.model_fields[choice].annotation)]
+    return out
+
+
+async def record_all() -> dict[str, dict[str, list[str]]]:
+    """pipeline or variant -> prompt -> the variables it received."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from app.service.engine import Engine
+    from app.settings import Settings
+    from core.contract import CallInfo
+    from core.inputs import financials_from_text, prices_from_text
+    from core.llm.fake import FakeModels, Script, canned
+    from core.options import parse_variant
+    from core.transcript import parse_transcript
+
+    transcript = parse_transcript((SAMPLES / "northwind_q2_2026.md").read_text(encoding="utf-8"))
+    financials = financials_from_text(
+        (SAMPLES / "northwind_financials.json").read_text(encoding="utf-8"), csv_format=False
+    )
+    prices = prices_from_text(
+        (SAMPLES / "northwind_prices.csv").read_text(encoding="utf-8"), csv_format=True,
+        ticker="NWL",
+    )  # fmt: skip
+    out: dict[str, dict[str, list[str]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), provider="fake")
+        async with Engine.open(
+            settings,
+            models=FakeModels(default=Script.of(default=canned)),
+            embeddings=DeterministicFakeEmbedding(size=32),
+        ) as engine:
+            for spec in variants():
+                variant = parse_variant(spec)
+                options = variant.apply(engine.context.options)
+                with recording() as seen:
+                    request = engine.request(
+                        variant.pipeline, transcript, CallInfo(company="Northwind Logistics"),
+                        options, financials=financials, prices=prices,
+                    )  # fmt: skip
+                    await engine.run(request)
+                out[spec] = {t: sorted(v) for t, v in sorted(seen.items())}
+    return out
+
+
+def tables(recorded: dict[str, dict[str, list[str]]]) -> dict[str, str]:
+    """pipeline -> its Markdown table (variants of one pipeline in one table)."""
+    by_pipeline: dict[str, list[tuple[str, str, list[str]]]] = {}
+    for spec, prompts in recorded.items():
+        name = spec.partition("@")[0]
+        for template, given in prompts.items():
+            by_pipeline.setdefault(name, []).append((spec, template, given))
+    out: dict[str, str] = {}
+    for name, rows in by_pipeline.items():
+        multi = any("@" in spec for spec, _, _ in rows)
+        head = ["| variant | prompt | inputs |", "|---|---|---|"] if multi else [
+            "| prompt | inputs |", "|---|---|"]  # fmt: skip
+        lines = [
+            "Recorded from the code by `python -m bench.role_inputs` (the `desk` profile, today's "
+            "only one): each prompt a run renders and the inputs it is given, on the sample call "
+            "with its statements and prices.",
+            "",
+            *head,
+        ]
+        for spec, template, given in rows:
+            cells = ", ".join(f"`{g}`" for g in given) or "—"
+            lines.append(f"| {spec} | `{template}` | {cells} |" if multi else
+                         f"| `{template}` | {cells} |")  # fmt: skip
+        out[name] = "\n".join(lines)
+    return out
+
+
+def documented(name: str) -> str | None:
+    """The table now between the markers of `docs/pipelines/<name>.md`, if it has them."""
+    page = DOCS / f"{name}.md"
+    text = page.read_text(encoding="utf-8") if page.is_file() else ""
+    if START not in text or END not in text:
+        return None
+    return text.split(START, 1)[1].split(END, 1)[0].strip()
+
+
+def write(found: dict[str, str]) -> list[Path]:
+    written: list[Path] = []
+    for name, table in found.items():
+        page = DOCS / f"{name}.md"
+        if not page.is_file():
+            continue
+        text = page.read_text(encoding="utf-8")
+        block = f"{START}\n{table}\n{END}"
+        if START in text and END in text:
+            head, rest = text.split(START, 1)
+            text = head + block + rest.split(END, 1)[1]
+        else:
+            text = text.rstrip("\n") + "\n\n## Inputs of each prompt\n\n" + block + "\n"
+        page.write_text(text, encoding="utf-8")
+        written.append(page)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.role_inputs", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    ap.add_argument("--write", action="store_true", help="write the tables into docs/pipelines/")
+    args = ap.parse_args(argv)
+    found = tables(asyncio.run(record_all()))
+    if args.write:
+        for page in write(found):
+            print(f"wrote {page.relative_to(REPO)}")
+        return 0
+    for name, table in found.items():
+        print(f"## {name}\n\n{table}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
