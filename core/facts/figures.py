@@ -147,10 +147,21 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
 )
 
 
+# words lost in transcription: a figure in such a sentence may be bound to the wrong words
+# ("revenue [Indecipherable] $1.2 billion"), so the sentence gives no row (fewer rows, never
+# wrong ones); "[Phonetic]" marks a name's spelling and is kept
+GARBLED = re.compile(
+    r"\[(?:indecipherable|inaudible|unintelligible|technical (?:issues?|difficult(?:y|ies))|"
+    r"audio gap|crosstalk|ph)\]",
+    re.IGNORECASE,
+)
+
+
 def _eligible(s: Sentence) -> bool:
     """What management says: its prepared remarks and its answers (or a transcript without
-    speakers), never an analyst's question or the operator."""
-    if _SAFE_HARBOR.search(s.text):
+    speakers), never an analyst's question or the operator; never a sentence with words lost
+    in transcription."""
+    if _SAFE_HARBOR.search(s.text) or GARBLED.search(s.text):
         return False
     if s.turn.speaker:
         return is_management(s.turn.speaker)

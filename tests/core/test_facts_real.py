@@ -415,3 +415,17 @@ def test_a_segment_named_with_a_word_of_the_companys_name_is_still_a_part() -> N
     call: "water" is in the company's name, but "segment" says it is a part."""
     said = "Revenue was $120 million.\nEarnings at our gas segment increased $0.03 per share.\n"
     assert _row(said, "$0.03", company="Northern States Gas").segment == "gas"
+
+
+def test_a_sentence_with_words_lost_in_transcription_gives_no_row() -> None:
+    """A garbled call gets fewer rows, never wrong ones (issue 37): "[Indecipherable]",
+    "[Inaudible]" or "[Technical Issues]" in a sentence mean words are missing around its
+    figures; "[Phonetic]" only marks a name's spelling."""
+    said = (
+        "Net sales were $410 million, up 12%.\n"
+        "[Inaudible] operating income of $52 million, up 5%.\n"
+        "Thanks to Jon Kowalczyk [Phonetic]; free cash flow was $31 million.\n"
+    )
+    texts = [r.text for r in _rows(said)]
+    assert "$410 million" in texts and "$31 million" in texts
+    assert "$52 million" not in texts
