@@ -51,7 +51,7 @@ from bench.common import ECTSUM, REPO, emit
 from bench.facts_gold import GOLD_DIR, Score, load, score
 from core.contract import CallFacts, CallInfo
 from core.facts import call_facts
-from core.facts.verify import TABLE
+from core.facts.verify import TABLE, measuring_with
 from core.grounding import extract_figures, same_figure
 from core.transcript import parse_transcript
 
@@ -357,8 +357,6 @@ def rules_main(write: bool, verbose: bool) -> int:
     table = rule_table(every)
     # what the verified rows measure at on the validation calls, with this table (aggregates
     # only: no row of them is printed, nothing is chosen from them); the report says it
-    from core.facts.verify import measuring_with
-
     with measuring_with(table):
         held, _, _ = real_scores(split["validation"], "given")
     table["held_out"] = {

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from bench.common import REPO
 
@@ -56,18 +56,13 @@ def recording() -> Iterator[dict[str, set[str]]]:
 
 
 def variants() -> list[str]:
-    """Every pipeline, and each variant of those with a choice-of-variant option."""
-    from core.options import RunOptions, _choice
+    """Every pipeline's named variants, or the pipeline itself when it has none (a pipeline's
+    bare name runs one of its variants: listed once)."""
+    from core.options import named_variants
     from graphs import PIPELINES
 
-    out: list[str] = []
-    for name in PIPELINES:
-        choice = _choice(name)
-        if choice is None:
-            out.append(name)
-            continue
-        out += [f"{name}@{v}" for v in get_args(RunOptions.model_fields[choice].annotation)]
-    return out
+    names = named_variants(PIPELINES)
+    return [n for n in names if "@" in n or not any(m.startswith(f"{n}@") for m in names)]
 
 
 async def record_all() -> dict[str, dict[str, list[str]]]:

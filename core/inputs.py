@@ -13,6 +13,7 @@ import json
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
@@ -387,6 +388,26 @@ def _rows(text: str) -> list[dict[str, str]]:
     if not reader.fieldnames:
         raise InputError("the CSV file has no header row")
     return [{k.strip(): (v or "").strip() for k, v in row.items() if k} for row in reader]
+
+
+def _file_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text") from None
+
+
+def read_financials(path: Path) -> Financials:
+    """A statements file (`--financials`, an eval folder's `ID.financials.*`): JSON, or CSV by
+    its extension."""
+    return financials_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv")
+
+
+def read_prices(path: Path, *, ticker: str | None = None, benchmark: str = "SPY") -> Prices:
+    """A prices file (`--prices`, an eval folder's `ID.prices.*`): JSON, or CSV by its
+    extension."""
+    return prices_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv",
+                            ticker=ticker, benchmark=benchmark)  # fmt: skip
 
 
 def financials_from_text(text: str, *, csv_format: bool) -> Financials:

@@ -33,8 +33,8 @@ from core.inputs import (
     InputError,
     Prices,
     before_the_call,
-    financials_from_text,
-    prices_from_text,
+    read_financials,
+    read_prices,
 )
 from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
 from graphs import PIPELINES, draw, get_pipeline
@@ -103,17 +103,10 @@ def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | N
         if not path.is_file():
             raise UsageError(f"--{flag} {path}: no such file")
         try:
-            text = path.read_text(encoding="utf-8")
-            as_csv = path.suffix.lower() == ".csv"
             loaded[flag] = (
-                financials_from_text(text, csv_format=as_csv)
-                if flag == "financials"
-                else prices_from_text(
-                    text, csv_format=as_csv, ticker=args.ticker, benchmark=args.benchmark
-                )
-            )
-        except UnicodeDecodeError:
-            raise UsageError(f"--{flag} {path}: not UTF-8 text") from None
+                read_financials(path) if flag == "financials"
+                else read_prices(path, ticker=args.ticker, benchmark=args.benchmark)
+            )  # fmt: skip
         except (InputError, ValidationError) as exc:
             raise UsageError(f"--{flag} {path}: {exc}") from None
     return loaded["financials"], loaded["prices"]

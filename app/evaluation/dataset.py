@@ -18,8 +18,8 @@ from core.inputs import (
     InputError,
     Prices,
     before_the_call,
-    financials_from_text,
-    prices_from_text,
+    read_financials,
+    read_prices,
 )
 
 Prefer = Literal["txt", "full"]
@@ -82,13 +82,10 @@ def _call_data(
             loaded[kind] = None
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-            as_csv = path.suffix.lower() == ".csv"
             loaded[kind] = (
-                financials_from_text(text, csv_format=as_csv) if kind == "financials"
-                else prices_from_text(text, csv_format=as_csv, ticker=ticker)
-            )  # fmt: skip
-        except (InputError, ValueError, UnicodeDecodeError) as exc:
+                read_financials(path) if kind == "financials" else read_prices(path, ticker=ticker)
+            )
+        except (InputError, ValueError) as exc:
             raise DatasetError(f"{path.name} ({cid}'s {kind}): {exc}") from None
     financials, prices = loaded["financials"], loaded["prices"]
     cut: tuple[str, ...] = ()

@@ -35,7 +35,7 @@ from core.metrics import (
     decision_accuracy,
     judged_text,
 )
-from core.options import parse_variant
+from core.options import RunOptions, parse_variant
 from core.transcript import Transcript, TranscriptError, parse_transcript
 
 JUDGE_ROLE = "grader"
@@ -74,7 +74,8 @@ def reads_data(pipeline: str) -> tuple[str, ...]:
     statements."""
     variant = parse_variant(pipeline)
     if variant.pipeline == "adversarial":
-        return () if pipeline.strip().endswith("@S1") else ("prices",)
+        system = variant.apply(RunOptions()).sas_system
+        return () if system == "S1" else ("prices",)
     if variant.pipeline in ("writer_feedback", "conversation"):
         return ("financials",)
     return ()

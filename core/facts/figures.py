@@ -150,7 +150,7 @@ _DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = tuple(
 # words lost in transcription: a figure in such a sentence may be bound to the wrong words
 # ("revenue [Indecipherable] $1.2 billion"), so the sentence gives no row (fewer rows, never
 # wrong ones); "[Phonetic]" marks a name's spelling and is kept
-GARBLED = re.compile(
+_GARBLED = re.compile(
     r"\[(?:indecipherable|inaudible|unintelligible|technical (?:issues?|difficult(?:y|ies))|"
     r"audio gap|crosstalk|ph)\]",
     re.IGNORECASE,
@@ -161,7 +161,7 @@ def _eligible(s: Sentence) -> bool:
     """What management says: its prepared remarks and its answers (or a transcript without
     speakers), never an analyst's question or the operator; never a sentence with words lost
     in transcription."""
-    if _SAFE_HARBOR.search(s.text) or GARBLED.search(s.text):
+    if _SAFE_HARBOR.search(s.text) or _GARBLED.search(s.text):
         return False
     if s.turn.speaker:
         return is_management(s.turn.speaker)
