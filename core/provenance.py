@@ -5,8 +5,7 @@ these and to the call's spans; whatever matches none is unsupported."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from core.contract import ToneReport
 from core.grounding import Figure, Kind, Known, Origin, Sources
 from core.inputs import Financials, Prices, changes
 from core.market import MarketScorecard, scorecard
@@ -161,41 +160,31 @@ def market_figures(card: MarketScorecard) -> list[Known]:
     ]  # fmt: skip
 
 
-_TONE_KEPT: OrderedDict[str, list[Known]] = OrderedDict()  # by transcript sha256, a few calls
-
-
-def tone_figures(transcript: Transcript) -> list[Known]:
-    """The call's tone as code scores it (Loughran-McDonald word lists; the call facts' tone
-    table): each group's net tone and uncertainty words per 1,000, with their counts. Scored
-    once a call (the report, the fact-check and the trace all ask)."""
-    from core.facts.sentences import sentences
-    from core.facts.tone import tone_of
-
-    kept = _TONE_KEPT.get(transcript.sha256)
-    if kept is not None:
-        _TONE_KEPT.move_to_end(transcript.sha256)
-        return list(kept)
+def tone_figures(tone: ToneReport) -> list[Known]:
+    """The call's tone as the call facts scored it (Loughran-McDonald word lists; their tone
+    table): each group's net tone and uncertainty words per 1,000, with their counts."""
     out: list[Known] = []
-    for g in tone_of(transcript, sentences(transcript)).groups:
+    for g in tone.groups:
         net = (f"computed: tone, {g.group}: net tone = ({g.positive} - {g.negative}) / "
                f"({g.positive} + {g.negative})")  # fmt: skip
         out.append(_known(g.net_tone, "plain", "computed", net, None))
         per_1k = (f"computed: tone, {g.group}: uncertainty words per 1,000 = 1000 x "
                   f"{g.uncertainty} / {g.words}")  # fmt: skip
         out.append(_known(g.uncertainty_per_1k, "plain", "computed", per_1k, None))
-    _TONE_KEPT[transcript.sha256] = out
-    while len(_TONE_KEPT) > 8:
-        _TONE_KEPT.popitem(last=False)
-    return list(out)
+    return out
 
 
 def grounding_sources(
-    transcript: Transcript, financials: Financials | None, prices: Prices | None = None
+    transcript: Transcript,
+    financials: Financials | None,
+    prices: Prices | None = None,
+    tone: ToneReport | None = None,
 ) -> Sources:
-    """What a report's figures may rest on: the call (source 0), its tone as code scores it,
+    """What a report's figures may rest on: the call (source 0), its tone as the call facts
+    scored it (`tone`),
     and what code knows of the statements, their computed changes, the consensus and the market
     scorecard."""
-    known: list[Known] = tone_figures(transcript)
+    known: list[Known] = tone_figures(tone) if tone is not None else []
     if financials is not None:
         known += statement_figures(financials) + filed_figures(financials)
         known += consensus_figures(financials)

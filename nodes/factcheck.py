@@ -37,7 +37,11 @@ def _checks(markdown: str, state: PipelineState) -> list[NumberCheck]:
     """Every figure of `markdown` checked against where figures may come from (the call, the
     statements, the changes computed from them, the market data, the consensus): CPU-bound on
     call-sized text, so the node runs it in a worker thread, off the event loop."""
-    sources = grounding_sources(state["transcript"], state.get("financials"), state.get("prices"))
+    facts = state.get("facts")
+    sources = grounding_sources(
+        state["transcript"], state.get("financials"), state.get("prices"),
+        facts.tone if facts else None,
+    )  # fmt: skip
     return check_numbers(markdown, sources)
 
 

@@ -109,7 +109,10 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     final, body, section = _final_text(state)
     failures = list(state.get("failures", []))
     transcript = state["transcript"]
-    sources = grounding_sources(transcript, state.get("financials"), state.get("prices"))
+    facts = state.get("facts")
+    sources = grounding_sources(
+        transcript, state.get("financials"), state.get("prices"), facts.tone if facts else None
+    )
     numbers = check_numbers(body, sources)
     numbers = [n if n.grounded else n.model_copy(update={"flagged": True}) for n in numbers]
     body, footnotes = _footnote(body, numbers, state.get("fact_check"))

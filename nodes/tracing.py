@@ -54,7 +54,11 @@ def _sources(state: Any) -> list[str] | None:
     transcript = state.get("transcript") if isinstance(state, dict) else None
     if not isinstance(transcript, Transcript):
         return None
-    return grounding_sources(transcript, state.get("financials"), state.get("prices")).as_texts()
+    facts = state.get("facts")
+    tone = getattr(facts, "tone", None)
+    return grounding_sources(
+        transcript, state.get("financials"), state.get("prices"), tone
+    ).as_texts()
 
 
 def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]], NodeFn[StateT]]:

@@ -207,11 +207,12 @@ def test_the_calls_tone_as_code_scores_it_is_computed() -> None:
         "CEO: We delivered strong growth and excellent results, despite an uncertain market.\n"
         "CFO: Demand may weaken, but margins improved and we are confident."
     )
-    whole = next(g for g in tone_of(call, sentences(call)).groups if g.group == "whole call")
+    tone = tone_of(call, sentences(call))
+    whole = next(g for g in tone.groups if g.group == "whole call")
     claim = (
         f"Net tone was {whole.net_tone:+.2f} with {whole.uncertainty_per_1k:.1f} uncertain words"
     )
-    checks = check_numbers(claim, grounding_sources(call, None))
+    checks = check_numbers(claim, grounding_sources(call, None, tone=tone))
     assert [c.origin for c in checks] == ["computed", "computed"], checks
     assert all("tone, whole call" in (c.provenance or "") for c in checks)
 
