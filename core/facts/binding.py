@@ -133,6 +133,10 @@ _PER_SHARE_AFTER = re.compile(r"^\s*(?:per|a) (?:diluted |basic )?(?:common )?sh
 _ADJUSTED = re.compile(
     r"\b(?:adjusted|non-gaap|core(?= (?:eps|earnings|operating|net|diluted|ebitda|income|ffo|"
     r"margin|gross|free cash|tax rate|revenues?|basis))|normalized|underlying|pro forma|"
+    # a mortgage REIT's "economic net interest income": its non-GAAP measure (not "economic
+    # conditions")
+    r"economic(?= (?:net interest income|interest expense|net interest spread|(?:net )?"
+    r"earnings\b))|"
     r"excluding (?:[\w-]+ ){0,2}items|ex-items|before (?:special|notable) items|"
     # "Adjusting for nonrecurring transaction costs, the effective tax rate was 24.7%" (not for
     # currency: a constant-currency figure)
@@ -2166,7 +2170,25 @@ def b_words(c: Clause, b: Bound) -> Basis | None:
     """The basis the clause's words give (see `basis_of`); a comparison keeps its level's."""
     if b.anchor is not None and b.role != "change":
         return (b.anchor.basis, b.anchor.chain.get("basis", "basis.as_its_level"))
-    return basis_of(_basis_text(c, b), b.m, b.role, c.call)
+    text = _basis_text(c, b)
+    reported = _REPORTED_ONLY.search(text)
+    if (
+        reported is not None
+        and not re.search(r"\bgaap\b", text, re.I)
+        and _CC.search(c.sentence)
+        and not _CC.search(text)
+    ):
+        # "Adjusted net income decreased 2% on a reported basis and increased 4%
+        # operationally": "reported" set against the currency view of an adjusted measure, not
+        # GAAP (a measure not named adjusted stays GAAP as reported, per the labelling rules)
+        basis, _ = basis_of(text[: reported.start()] + text[reported.end() :], b.m, b.role, c.call)
+        if basis == "adjusted" or (basis is None and b.anchor is not None
+                                   and b.anchor.basis == "adjusted"):  # fmt: skip
+            return ("adjusted", "basis.reported_against_currency")
+    return basis_of(text, b.m, b.role, c.call)
+
+
+_REPORTED_ONLY = re.compile(r"\b(?:as reported|on an? reported basis)\b", re.I)
 
 
 def b_to_level(c: Clause, b: Bound) -> Basis | None:
@@ -2994,6 +3016,10 @@ def figure_period(c: Clause, b: Bound) -> PeriodFound:
         if context_period.kind == "FY" and current_year and call.period.n == 4:
             return context_period, "period.q4_year_paragraph"
         if context_period.kind in ("9M", "6M", "H") and current_year:
+            if b.m.properties.measure == "balance" and call.period.kind == "Q":
+                # "at quarter end, we had $507 million in debt" after a year-to-date paragraph:
+                # a balance is at a date, the quarter's end, not over the months so far
+                return call.period, "period.balance_at_quarter_end"
             return context_period, "period.year_to_date_paragraph"
         if context_period.year is not None and (
             call.period.year is not None and context_period.year < call.period.year

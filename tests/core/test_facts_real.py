@@ -429,3 +429,31 @@ def test_a_sentence_with_words_lost_in_transcription_gives_no_row() -> None:
     texts = [r.text for r in _rows(said)]
     assert "$410 million" in texts and "$31 million" in texts
     assert "$52 million" not in texts
+
+
+def test_reported_against_operational_growth_keeps_the_adjusted_measure() -> None:
+    """ "Adjusted net income decreased 2% on a reported basis and increased 4% operationally":
+    the 2% is the adjusted measure's change in reported currency, not a GAAP figure; a measure
+    not named adjusted stays GAAP as reported."""
+    said = (
+        "Adjusted net income of $310 million fell 3% on a reported basis and grew 5% "
+        "operationally.\n"
+    )
+    assert _row(said, "3%").basis == "adjusted"
+    plain = "Revenue of $310 million fell 3% on a reported basis and grew 5% operationally.\n"
+    assert _row(plain, "3%").basis == "gaap"
+
+
+def test_a_mortgage_reits_economic_net_interest_income_is_its_adjusted_measure() -> None:
+    said = "Economic net interest income for the third quarter was $98 million.\n"
+    assert _row(said, "$98 million").basis == "adjusted"
+    other = "Despite economic uncertainty, net interest income for the quarter was $98 million.\n"
+    assert _row(other, "$98 million").basis is None
+
+
+def test_a_balance_after_a_year_to_date_paragraph_is_at_the_quarters_end() -> None:
+    said = (
+        "For the first nine months, revenue was $150 million, up 12%. Normalized FFO was $0.52 per "
+        "share. At quarter end, we had approximately $507 million in debt.\n"
+    )
+    assert str(_row(said, "$507 million").period) == "Q3 2021"
