@@ -7,8 +7,8 @@ markers) are this output; `tests/docs/test_role_inputs.py` fails when they diffe
     .venv/bin/python -m bench.role_inputs            # print the tables
     .venv/bin/python -m bench.role_inputs --write    # write them into the docs
 
-Today's inputs are the `desk` profile's (issue 39: a `paper` profile giving each role exactly
-what its paper gives it is not built yet); these tables are what it will be compared with.
+Each prompt is recorded under both profiles: `desk` (the default) and `paper` (each role
+reads what its paper gives it: `core/profiles.py`).
 """
 
 from __future__ import annotations
@@ -33,26 +33,22 @@ def recording() -> Iterator[dict[str, set[str]]]:
     """Every prompt rendered while inside, with the variables given a value (not None or
     empty)."""
     import nodes.calls
-    import nodes.parsing
 
-    modules = (nodes.calls, nodes.parsing)  # every module that renders a role's prompt
     seen: dict[str, set[str]] = {}
     original = nodes.calls.fitted
 
-    def spy(handle: Any, template: str, variables: dict[str, Any], *, tools: str = "") -> Any:
+    def spy(handle: Any, template: str, variables: dict[str, Any], **kw: Any) -> Any:
         given = {
             k for k, v in variables.items() if v is not None and v != "" and v != [] and v != {}
         }
         seen.setdefault(template, set()).update(given)
-        return original(handle, template, variables, tools=tools)
+        return original(handle, template, variables, **kw)
 
-    for module in modules:
-        module.fitted = spy  # type: ignore[attr-defined]
+    nodes.calls.fitted = spy  # every role's prompt is rendered by nodes.calls (say, ask)
     try:
         yield seen
     finally:
-        for module in modules:
-            module.fitted = original  # type: ignore[attr-defined]
+        nodes.calls.fitted = original
 
 
 def variants() -> list[str]:
@@ -65,8 +61,11 @@ def variants() -> list[str]:
     return [n for n in names if "@" in n or not any(m.startswith(f"{n}@") for m in names)]
 
 
-async def record_all() -> dict[str, dict[str, list[str]]]:
-    """pipeline or variant -> prompt -> the variables it received."""
+PROFILES = ("desk", "paper")
+
+
+async def record_all() -> dict[str, dict[str, dict[str, list[str]]]]:
+    """pipeline or variant -> profile -> prompt -> the variables it received (a value given)."""
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
     from app.service.engine import Engine
@@ -85,7 +84,7 @@ async def record_all() -> dict[str, dict[str, list[str]]]:
         (SAMPLES / "northwind_prices.csv").read_text(encoding="utf-8"), csv_format=True,
         ticker="NWL",
     )  # fmt: skip
-    out: dict[str, dict[str, list[str]]] = {}
+    out: dict[str, dict[str, dict[str, list[str]]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), provider="fake")
         async with Engine.open(
@@ -95,40 +94,82 @@ async def record_all() -> dict[str, dict[str, list[str]]]:
         ) as engine:
             for spec in variants():
                 variant = parse_variant(spec)
-                options = variant.apply(engine.context.options)
-                with recording() as seen:
-                    request = engine.request(
-                        variant.pipeline, transcript, CallInfo(company="Northwind Logistics"),
-                        options, financials=financials, prices=prices,
-                    )  # fmt: skip
-                    await engine.run(request)
-                out[spec] = {t: sorted(v) for t, v in sorted(seen.items())}
+                for profile in PROFILES:
+                    options = variant.apply(engine.context.options).merged({"profile": profile})
+                    with recording() as seen:
+                        request = engine.request(
+                            variant.pipeline, transcript, CallInfo(company="Northwind Logistics"),
+                            options, financials=financials, prices=prices,
+                        )  # fmt: skip
+                        await engine.run(request)
+                    out.setdefault(spec, {})[profile] = {
+                        t: sorted(v) for t, v in sorted(seen.items())
+                    }
     return out
 
 
-def tables(recorded: dict[str, dict[str, list[str]]]) -> dict[str, str]:
-    """pipeline -> its Markdown table (variants of one pipeline in one table)."""
-    by_pipeline: dict[str, list[tuple[str, str, list[str]]]] = {}
-    for spec, prompts in recorded.items():
+def _cells(given: list[str] | None) -> str:
+    if given is None:
+        return "not run"
+    return ", ".join(f"`{g}`" for g in given) or "none"
+
+
+def _sampling_line(templates: set[str]) -> str:
+    from core.profiles import sampling
+
+    stated: dict[str, list[str]] = {}
+    for template in sorted(templates):
+        if template.startswith("shared/"):
+            continue
+        s = sampling("paper", template)
+        if s is None:
+            continue
+        values = ", ".join(f"{k} {v}" for k, v in (("temperature", s.temperature),
+                           ("top_p", s.top_p), ("frequency_penalty", s.frequency_penalty))
+                           if v is not None) or "the run's settings"  # fmt: skip
+        stated.setdefault(f"{values} ({s.source})", []).append(f"`{template}`")
+    if len(stated) == 1:
+        return f"every role: {next(iter(stated))}"
+    return "; ".join(f"{', '.join(t)}: {v}" for v, t in stated.items())
+
+
+def tables(recorded: dict[str, dict[str, dict[str, list[str]]]]) -> dict[str, str]:
+    """pipeline -> its Markdown table (variants of one pipeline in one table): each prompt's
+    inputs under `desk` and under `paper`, and where the paper gives them."""
+    from core.profiles import PAPER_INPUTS
+
+    by_pipeline: dict[str, list[tuple[str, str, list[str] | None, list[str] | None]]] = {}
+    for spec, profiles in recorded.items():
         name = spec.partition("@")[0]
-        for template, given in prompts.items():
-            by_pipeline.setdefault(name, []).append((spec, template, given))
+        templates = sorted(set(profiles["desk"]) | set(profiles["paper"]))
+        for template in templates:
+            by_pipeline.setdefault(name, []).append(
+                (spec, template, profiles["desk"].get(template), profiles["paper"].get(template))
+            )
     out: dict[str, str] = {}
     for name, rows in by_pipeline.items():
-        multi = any("@" in spec for spec, _, _ in rows)
-        head = ["| variant | prompt | inputs |", "|---|---|---|"] if multi else [
-            "| prompt | inputs |", "|---|---|"]  # fmt: skip
+        multi = any("@" in spec for spec, _, _, _ in rows)
+        head = "| variant | prompt | desk | paper | the paper's role reads |" if multi else (
+            "| prompt | desk | paper | the paper's role reads |")  # fmt: skip
         lines = [
-            "Recorded from the code by `python -m bench.role_inputs` (the `desk` profile, today's "
-            "only one): each prompt a run renders and the inputs it is given, on the sample call "
-            "with its statements and prices.",
+            "Recorded from the code by `python -m bench.role_inputs`: each prompt a run renders "
+            "and the inputs it is given a value for, under the `desk` profile (the default) and "
+            "the `paper` profile (`--profile paper`), on the sample call with its statements "
+            "and prices. `call` is the call's identity line (company, period); `facts` the "
+            "code-built call facts. Under `paper` the role is the system message and the "
+            "material and task the user message; no fact-check rewrite runs (the report is "
+            "annotated).",
             "",
-            *head,
+            head,
+            "|" + "---|" * (head.count("|") - 1),
         ]
-        for spec, template, given in rows:
-            cells = ", ".join(f"`{g}`" for g in given) or "—"
-            lines.append(f"| {spec} | `{template}` | {cells} |" if multi else
-                         f"| `{template}` | {cells} |")  # fmt: skip
+        for spec, template, desk, paper in rows:
+            role = PAPER_INPUTS.get(template)
+            source = role.source if role is not None else "ours: no paper has this step"
+            cells = f"`{template}` | {_cells(desk)} | {_cells(paper)} | {source}"
+            lines.append(f"| {spec} | {cells} |" if multi else f"| {cells} |")
+        lines += ["", "Sampling under `paper`: "
+                  + _sampling_line({t for _, t, _, _ in rows}) + "."]  # fmt: skip
         out[name] = "\n".join(lines)
     return out
 

@@ -591,3 +591,27 @@ def comparison_table(financials: Financials) -> str:
     if financials.consensus is not None:
         rows += ["", financials.consensus.text()]
     return "\n".join(rows)
+
+
+def raw_statements(financials: Financials) -> str:
+    """The three quarters the seeds carry (the current one, the previous one and the same
+    quarter a year earlier), every statement line as given and nothing computed: the Jetsons
+    advanced writer's data in the paper, which leaves the comparisons to the model. No
+    consensus (no paper gives it)."""
+    prev, year = _comparands(financials)
+    labels = ("current quarter", "previous quarter", "same quarter last year")
+    quarters = [(label, q) for label, q in zip(labels, (financials.most_recent_earnings, prev,
+                year), strict=True) if q is not None]  # fmt: skip
+    lines: list[str] = []
+    for _, q in quarters:
+        for name in [*type(q).model_fields, *(q.model_extra or {})]:
+            if name not in lines and name not in ("fiscalDateEnding", "reportedCurrency"):
+                lines.append(name)
+    head = " | ".join(f"{label} ({q.fiscalDateEnding})" for label, q in quarters)
+    rows = [f"| Line | {head} |", "|---" * (len(quarters) + 1) + "|"]
+    for name in lines:
+        values = [q.line(name) for _, q in quarters]
+        if any(v is not None for v in values):
+            cells = " | ".join("n/a" if v is None else f"{v:,.0f}" for v in values)
+            rows.append(f"| {name} | {cells} |")
+    return "\n".join(rows)

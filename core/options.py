@@ -37,6 +37,8 @@ ENSEMBLE_MEMBERS: tuple[EnsembleMember, ...] = get_args(EnsembleMember)
 # How passages are found for a query: embeddings, BM25 over words and figures, or both fused by
 # reciprocal rank (bench/retrieval.py measured hybrid best on ECTSum; docs/pipelines/findebate.md).
 Retriever = Literal["hybrid", "dense", "bm25"]
+# Whose method a run follows: ours (the desk's additions) or each paper's as published.
+Profile = Literal["desk", "paper"]
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,13 @@ class RunOptions(BaseModel):
         default="hybrid",
         description="findebate's and multi_agent's evidence search: hybrid (dense + BM25, "
         "fused by rank), dense or bm25; standard_rag always uses dense",
+    )
+    profile: Profile = Field(
+        default="desk",
+        description="desk: our additions (call facts, consensus, computed changes, the "
+        "fact-check rewrite); paper: each role gets exactly what its paper gives it, in its "
+        "paper's layout and sampling, and the report is annotated, never rewritten "
+        "(docs/pipelines/<pipeline>.md lists each role's inputs in each profile)",
     )
     fact_check: bool = Field(
         default=True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -14,16 +15,34 @@ from pydantic import BaseModel
 from core.context import RunContext
 from core.llm.chat import ChatHandle, Structured, complete, complete_structured, record_cut
 from core.llm.window import ContextError, Cut, Fit, Window
-from prompts import Prompt, render
+from core.profiles import for_profile, sampling
+from prompts import Layout, Prompt, render
 
 S = TypeVar("S", bound=BaseModel)
 
 
+def _for_run(ctx: RunContext, role: str, template: str) -> ChatHandle:
+    """`role`'s model, with its paper's sampling under the `paper` profile."""
+    handle = ctx.models.chat(role)
+    stated = sampling(ctx.options.profile, template)
+    if stated is None:
+        return handle
+    given = {"temperature": stated.temperature, "top_p": stated.top_p,
+             "frequency_penalty": stated.frequency_penalty}  # fmt: skip
+    update = {k: v for k, v in given.items()
+              if v is not None and k in type(handle.model).model_fields}  # fmt: skip
+    return replace(handle, model=handle.model.model_copy(update=update)) if update else handle
+
+
 async def say(ctx: RunContext, role: str, template: str, **variables: Any) -> tuple[str, str]:
     """`role`'s answer to the prompt `template` filled with `variables`: (text, model name).
-    `Fit` variables are sent whole when the model's window allows, else cut by relevance."""
-    handle = ctx.models.chat(role)
-    prompt = await asyncio.to_thread(fitted, handle, template, variables)
+    `Fit` variables are sent whole when the model's window allows, else cut by relevance.
+    Under the `paper` profile, the role reads only what its paper gives it (core.profiles), in
+    its paper's layout and sampling."""
+    handle = _for_run(ctx, role, template)
+    profile = ctx.options.profile
+    variables = for_profile(profile, template, variables)
+    prompt = await asyncio.to_thread(fitted, handle, template, variables, layout=profile)
     text = await complete(handle, prompt.messages(), role=role)
     return text, handle.name
 
@@ -33,9 +52,13 @@ async def ask(
 ) -> tuple[Structured[S], str]:
     """`role`'s model fills `schema` (validated, retried within the run's parse budget): the
     outcome (a failure is returned, never defaulted) and the model's name."""
-    handle = ctx.models.chat(role)
+    handle = _for_run(ctx, role, template)
+    profile = ctx.options.profile
+    variables = for_profile(profile, template, variables)
     tools = json.dumps(schema.model_json_schema())
-    prompt = await asyncio.to_thread(fitted, handle, template, variables, tools=tools)
+    prompt = await asyncio.to_thread(
+        fitted, handle, template, variables, tools=tools, layout=profile
+    )
     result = await complete_structured(
         handle,
         schema,
@@ -47,7 +70,12 @@ async def ask(
 
 
 def fitted(
-    handle: ChatHandle, template: str, variables: dict[str, Any], *, tools: str = ""
+    handle: ChatHandle,
+    template: str,
+    variables: dict[str, Any],
+    *,
+    tools: str = "",
+    layout: Layout = "desk",
 ) -> Prompt:
     """Render `template` so it fits `handle`'s window (CPU-bound on a long call: the async
     callers run it in a worker thread): each `Fit` variable whole when the whole
@@ -55,20 +83,20 @@ def fitted(
     (shares in proportion to their size). Every cut is recorded with the share kept."""
     fits = {k: v for k, v in variables.items() if isinstance(v, Fit)}
     if not fits:
-        return render(template, **variables)
+        return render(template, layout, **variables)
     texts: dict[str, str] = {}
     for key, fit in fits.items():
         texts[key], cap = fit.capped()
         if cap is not None:
             record_cut(cap)
-    whole = render(template, **{**variables, **texts})
+    whole = render(template, layout, **{**variables, **texts})
     window = handle.window
     if window is None:
         return whole
     room = window.prompt_room - (window.counter.count(tools) if tools else 0)
     if _size(whole, window) <= room:
         return whole
-    empty = render(template, **{**variables, **dict.fromkeys(fits, "")})
+    empty = render(template, layout, **{**variables, **dict.fromkeys(fits, "")})
     fixed = _size(empty, window)
     if fixed >= room:
         raise ContextError(
@@ -84,7 +112,7 @@ def fitted(
         for key, fit in fits.items():
             share = spare * sizes[key] // total
             texts[key], kept[key] = _cut(fit, texts[key], share, window)
-        prompt = render(template, **{**variables, **texts})
+        prompt = render(template, layout, **{**variables, **texts})
         over = _size(prompt, window) - room
         if over <= 0:
             break

@@ -75,8 +75,11 @@ _FINANCIAL_LINES = (
 )  # fmt: skip
 
 
-def financials_table(financials: Financials | None, quarters: int = 4) -> str:
-    """Up to four quarters of the lines the Analyst uses, as a markdown table."""
+def financials_table(
+    financials: Financials | None, quarters: int = 4, *, consensus: bool = True
+) -> str:
+    """Up to four quarters of the lines the Analyst uses, as a markdown table, with the
+    vendor's consensus (`consensus`: the `desk` profile; the paper gives none)."""
     if financials is None:
         return "No financial statements were supplied; check figures against the call only."
     recent = financials.ordered()[:quarters]
@@ -87,7 +90,7 @@ def financials_table(financials: Financials | None, quarters: int = 4) -> str:
         if any(v is not None for v in values):
             cells = " | ".join("n/a" if v is None else f"{v:,.0f}" for v in values)
             rows.append(f"| {label} | {cells} |")
-    if financials.consensus is not None:
+    if consensus and financials.consensus is not None:
         rows += ["", financials.consensus.text()]
     return "\n".join(rows)
 
@@ -112,7 +115,8 @@ async def writer(state: ConversationState, runtime: Runtime[RunContext]) -> dict
         call=state["call"],
         sections=SECTIONS,
         transcript=await ctx.call_text(state["transcript"]),
-        financials=financials_table(state.get("financials")),  # the statements it must use
+        financials=financials_table(  # the statements it must use
+            state.get("financials"), consensus=ctx.options.profile == "desk"),
         manuscript=manuscript,
         feedback=feedback,
         **conversation_so_far(state, feedback),
@@ -185,7 +189,9 @@ async def _material(role: Reviewer, state: ConversationState, ctx: RunContext) -
     if role == "analyst":
         return {
             "transcript": await ctx.call_text(state["transcript"]),
-            "financials": financials_table(state.get("financials")),
+            "financials": financials_table(
+                state.get("financials"), consensus=ctx.options.profile == "desk"
+            ),
         }
     # reading the call's turns or a manuscript's figures is CPU-bound: off the event loop
     return await asyncio.to_thread(_read_material, role, state)

@@ -68,8 +68,13 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
     before = [(c.text, c.context) for c in checks if not c.grounded]
     texts = [t for t, _ in before]
     base = FactCheck(enabled=True, checked=len(checks), ungrounded_before=texts)
-    if not ctx.options.fact_check:
-        note = "fact-check correction is off for this run; unsupported figures are flagged"
+    if not ctx.options.fact_check or ctx.options.profile == "paper":
+        note = (
+            "fact-check correction is off for this run; unsupported figures are flagged"
+            if ctx.options.profile == "desk"
+            else "the paper profile has no fact-check rewrite (no paper has one); unsupported "
+            "figures are flagged"
+        )
         off = {"enabled": False, "still_ungrounded": texts, "note": note}
         return {"fact_check": base.model_copy(update=off)}
     if not before:

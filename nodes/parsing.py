@@ -3,18 +3,17 @@ retried): what every report-writing node (synthesize, leader) does."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from core.context import RunContext
 from core.contract import NodeFailure, Recommendation
-from core.llm.chat import Structured, complete, complete_structured
+from core.llm.chat import Structured, complete_structured
 from core.recommendations import RecommendationBlock, to_recommendations
 from core.roles import Role, roles
 from core.state import Draft
-from nodes.calls import fitted
+from nodes.calls import say
 from prompts import render
 
 ROLES = roles(
@@ -56,13 +55,11 @@ async def write_draft(
 ) -> tuple[Draft, Structured[list[Recommendation]]]:
     """One report from `role`'s model (the prompt `template` filled with `variables`, sized to
     its window like `nodes.calls.say`), with its recommendations parsed (or the failure)."""
-    handle = ctx.models.chat(role)
-    prompt = await asyncio.to_thread(fitted, handle, template, variables)  # off the loop
-    markdown = await complete(handle, prompt.messages(), role=role)
+    markdown, model = await say(ctx, role, template, **variables)
     parsed = await parse_recommendations(ctx, markdown)
     draft = Draft(
         author=author,
-        model=handle.name,
+        model=model,
         markdown=markdown,
         recommendations=parsed.value,
         parse_error=parsed.error,

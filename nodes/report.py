@@ -31,6 +31,7 @@ from core.facts import facts_markdown
 from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
 from core.market import scorecard
+from core.options import Profile
 from core.provenance import grounding_sources
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import Draft, PipelineState
@@ -127,7 +128,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
             "report: cites chunk id(s) that are not passages of this call: "
             + ", ".join(links.unresolved)
         )
-    header = _header(state, final.model, ctx.model_note, injections)
+    header = _header(state, final.model, ctx.model_note, injections, ctx.options.profile)
     facts = state.get("facts")
     code: list[str] = []
     if facts is not None:  # code's section first, then the model's prose
@@ -229,12 +230,18 @@ def _identity(state: PipelineState) -> tuple[str | None, str | None, str | None]
 
 
 def _header(
-    state: PipelineState, model: str, note: str | None, injections: list[InjectionHit]
+    state: PipelineState,
+    model: str,
+    note: str | None,
+    injections: list[InjectionHit],
+    profile: Profile = "desk",
 ) -> str:
     company, ticker, period = (markdown_text(x) if x else None for x in _identity(state))
     name = " ".join(x for x in (company, f"({ticker})" if ticker else None) if x)
     title = f"# {name or 'Earnings call'}{f' {period}' if period else ''}: analyst report"
-    lines = [title, "", f"_Pipeline `{state['pipeline']}`; final text written by `{model}`._"]
+    how = (" as its papers ran it (the `paper` profile: each role read what its paper gives it, "
+           "and the text was not fact-check rewritten)") if profile == "paper" else ""  # fmt: skip
+    lines = [title, "", f"_Pipeline `{state['pipeline']}`{how}; final text written by `{model}`._"]
     if note:
         lines += ["", f"> **Model note:** {note}"]
     if injections:

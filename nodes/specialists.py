@@ -65,12 +65,19 @@ SPECIALISTS: dict[str, tuple[str, ...]] = {
 
 
 PAPER_WORDS = (1000, 1500)  # FinDebate's specialists write 1,000-1,500 words each
+# each specialist's own target where the paper's prompt states one (Figs. 5-7; the valuation and
+# risk prompts state none): the `paper` profile's lengths
+ROLE_WORDS: dict[str, tuple[int, int]] = {
+    "earnings_analyst": (1200, 1500),
+    "market_predictor": (1100, 1400),
+    "sentiment_analyst": (1000, 1300),
+}
 
 
-def target_length(window: Window | None) -> str:
+def target_length(window: Window | None, span: tuple[int, int] = PAPER_WORDS) -> str:
     """The paper's length when the role's answer budget holds it, else what the budget holds
     (about 0.7 words a token, rounded down to 50)."""
-    low, high = PAPER_WORDS
+    low, high = span
     if window is None or window.answer * 0.75 >= high:
         return f"{low:,}-{high:,} words, as the FinDebate paper's specialists write"
     words = max(50, int(window.answer * 0.7) // 50 * 50)
@@ -88,11 +95,13 @@ def make_specialist(role: str) -> NodeFn[PipelineState]:
         ctx = runtime.context
         evidence = state.get("evidence", {})
         ranked = interleave([evidence.get(d, []) for d in dimensions])
+        paper = ctx.options.profile == "paper"
+        words = ROLE_WORDS.get(role, PAPER_WORDS) if paper else PAPER_WORDS
         text, model = await say(
             ctx, role, f"findebate/{role}", **verified(state),
             call=state["call"],
             evidence=ctx.passages(ranked),
-            length=target_length(ctx.models.chat(role).window),
+            length=target_length(ctx.models.chat(role).window, words),
         )  # fmt: skip
         return {"analyses": {role: Analysis(role=role, model=model, text=text)}}
 

@@ -20,9 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.context import RunContext
 from core.contract import NodeFailure, clip
-from core.inputs import comparison_table
+from core.inputs import comparison_table, raw_statements
 from core.judging import ReportGrade
 from core.llm.chat import Structured
+from core.options import Profile
 from core.roles import Role, roles
 from core.state import Draft, PipelineState, merge_dicts
 from nodes.calls import ask, say
@@ -99,14 +100,18 @@ AfterSimple = Literal[
 Done = Literal["judge", "finalize"]
 
 
-def _financials(state: WriterFeedbackState) -> str:
+def _financials(state: WriterFeedbackState, profile: Profile) -> str:
+    """The writer's data: the computed comparison table and the vendor's consensus (`desk`), or
+    the paper's three quarters of statement lines as given, nothing computed (`paper`)."""
     financials = state.get("financials")
     if financials is None:
         return "Not supplied: use the figures the call states."
-    return comparison_table(financials)
+    return raw_statements(financials) if profile == "paper" else comparison_table(financials)
 
 
-def simple_inputs(state: WriterFeedbackState, *, with_data: bool) -> dict[str, Any]:
+def simple_inputs(
+    state: WriterFeedbackState, *, with_data: bool, profile: Profile = "desk"
+) -> dict[str, Any]:
     """What the simple writer reads besides the call's text: the call's identity and its call
     facts, plus, `with_data`, the run's financial data (the computed comparison table, the
     vendor's consensus) and the call facts' filing check. Without it, nothing from outside the
@@ -115,7 +120,7 @@ def simple_inputs(state: WriterFeedbackState, *, with_data: bool) -> dict[str, A
     financials = state.get("financials") if with_data else None
     inputs: dict[str, Any] = {"call": state["call"], **verified(state, filing=with_data)}
     if financials is not None:
-        inputs["financials"] = comparison_table(financials)
+        inputs["financials"] = _financials(state, profile)
     return inputs
 
 
@@ -173,7 +178,7 @@ async def _first_report(ctx: RunContext, state: WriterFeedbackState, *, with_dat
         ctx,
         "simple_writer",
         "simple_writer",
-        **simple_inputs(state, with_data=with_data),
+        **simple_inputs(state, with_data=with_data, profile=ctx.options.profile),
         transcript=await ctx.call_text(state["transcript"]),
         draft=None,
         review=None,
@@ -245,7 +250,7 @@ async def advanced_writer(
         **verified(state),
         call=state["call"],
         transcript=await ctx.call_text(state["transcript"]),
-        financials=_financials(state),
+        financials=_financials(state, ctx.options.profile),
     )
     notes = []
     if state.get("financials") is None:
@@ -269,7 +274,9 @@ async def panel(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         call=state["call"],
         report=state["panel_draft"].markdown,
         transcript=await ctx.call_text(state["transcript"]),
-        financials=_financials(state),  # the writer's data: claims must trace to it (paper)
+        # the writer's data: claims must trace to it (desk; the paper's panel reads the report
+        # and the transcript)
+        financials=_financials(state, ctx.options.profile),
     )  # fmt: skip
     approved = text.strip() == ALL_GOOD
     review = Review(
@@ -298,7 +305,7 @@ async def revise(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> di
         ctx,
         "simple_writer",
         "simple_writer",
-        **simple_inputs(state, with_data=True),
+        **simple_inputs(state, with_data=True, profile=ctx.options.profile),
         transcript=await ctx.call_text(state["transcript"]),
         draft=state["panel_draft"].markdown,
         review=review.text,
@@ -330,7 +337,7 @@ def make_reviewer(role: Reviewer) -> NodeFn[WriterFeedbackState]:
             ctx, role, f"writer_feedback/{role}", **verified(state),
             call=state["call"],
             report=state["simple_draft"].markdown,
-            financials=_financials(state),
+            financials=_financials(state, ctx.options.profile),
             transcript=await ctx.call_text(state["transcript"]),
         )  # fmt: skip
         review = Review(
@@ -376,7 +383,7 @@ async def rewriter(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
         call=state["call"],
         report=state["simple_draft"].markdown,
         reviews=sorted(_expert_reviews(state), key=lambda r: order[r.reviewer]),
-        financials=_financials(state),
+        financials=_financials(state, ctx.options.profile),
         transcript=await ctx.call_text(state["transcript"]),
     )
     return {"candidates": _candidate("advanced_feedback", draft)}

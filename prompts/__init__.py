@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -51,17 +51,34 @@ def available() -> list[str]:
 
 
 _SPLIT = "\x00"  # transcripts containing NUL are refused, so this cannot come from input
+_MATERIAL = "\x01"  # the end of the shared material (control characters are refused too)
+Layout = Literal["desk", "paper"]
 
 
-def render(name: str, **variables: Any) -> Prompt:
-    """Render `prompts/<name>.md.j2`, which extends `_base.md.j2` and fills `system` and `user`."""
-    if "SPLIT" in variables:
-        raise KeyError("SPLIT is reserved by the prompt renderer")
-    text = _env().get_template(f"{name}.md.j2").render(SPLIT=_SPLIT, **variables)
+def render(name: str, layout: Layout = "desk", /, **variables: Any) -> Prompt:
+    """Render `prompts/<name>.md.j2`, which extends `_base.md.j2` and fills `system` and `user`.
+
+    `desk`: the shared material (house rules, the call's identity, call facts, the call, the
+    financials) and the role are the system message, the task the user message, so the part
+    every role shares comes first. `paper` (the papers' layout): the role alone is the system
+    message; the material, then the task, the user message (the tasks speak of the material
+    "above")."""
+    for reserved in ("SPLIT", "MATERIAL", "profile"):
+        if reserved in variables:
+            raise KeyError(f"{reserved} is reserved by the prompt renderer")
+    text = (
+        _env()
+        .get_template(f"{name}.md.j2")
+        .render(SPLIT=_SPLIT, MATERIAL=_MATERIAL, profile=layout, **variables)
+    )
     parts = text.split(_SPLIT)
-    if len(parts) != 2:
+    if len(parts) != 2 or parts[0].count(_MATERIAL) != 1:
         raise ValueError(f"prompt {name!r} must extend _base.md.j2 (one system and one user block)")
-    system, user = (_tidy(p) for p in parts)
+    material, role = parts[0].split(_MATERIAL)
+    if layout == "paper":
+        system, user = _tidy(role), _tidy(material + "\n\n" + parts[1])
+    else:
+        system, user = _tidy(material + role), _tidy(parts[1])
     if not system or not user:
         raise ValueError(f"prompt {name!r} rendered an empty system or user part")
     return Prompt(name=name, system=system, user=user)

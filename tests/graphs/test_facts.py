@@ -99,7 +99,7 @@ async def test_every_writing_role_is_given_the_facts(
         out = await engine.run(engine.request(pipeline, parse_transcript(sample_text)))
     assert out.report is not None, out.error
     calls = [*shared.calls, *models.script("fact_checker").calls]
-    confined = ("You are the Bull", "You are the Bear", "You are the stress analyst")
+    confined = ("You are the Bull", "You are the Bear", "You guard the committee against a thesis")
     writing = [
         c for c in calls
         if c.tool != "RecommendationBlock" and not any(r in c.text for r in confined)

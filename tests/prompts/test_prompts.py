@@ -265,7 +265,7 @@ def test_advanced_writer_has_nine_sections_in_order() -> None:
 
 def test_panel_and_reviewers_name_their_exact_approval() -> None:
     panel = prompts.render("writer_feedback/panel", **VARS)
-    assert "exactly the two words ALL GOOD" in " ".join(panel.user.split())
+    assert "the two words ALL GOOD alone" in " ".join(panel.user.split())
     for r in ("financial_expert", "risk_reviewer", "persuasiveness"):
         p = prompts.render(f"writer_feedback/{r}", **VARS)
         assert "exactly the word APPROVED" in " ".join(p.system.split())

@@ -4,7 +4,7 @@
 import { ApiError, api, pipelines, runOptionsSchema } from "./api.js";
 import { clear, h } from "./dom.js";
 
-const FEATURED = ["stream_tokens", "fact_check", "retriever", "token_budget"];
+const FEATURED = ["stream_tokens", "profile", "fact_check", "retriever", "token_budget"];
 
 function optionInput(name, spec) {
   const label = name.replace(/_/g, " ");
