@@ -1,0 +1,365 @@
+"""A company's calls read against each other, by code (issue 40): what was guided against what
+was delivered, each outlook against the same outlook one call earlier, and the key lines over
+the stored quarters. Pure functions over the call facts; the store keeps the records
+(`app/storage`), the report shows the section (`nodes/report.py`).
+
+**Which rows feed it.** Only rows verified for the fields the track record reads: a key figure
+presented as verified; a guidance row whose only unconfirmed rule decided its *direction word*
+(the track record computes the direction from the numbers and never reads that word as fact;
+it shows it beside, flagged where they disagree). Qualitative outlooks ("low single digits")
+are not compared.
+
+**How calls are linked** (`company_key`): by the ticker when one is known (the user's, a
+manifest's, or read from the call), else by the company's name with case, punctuation and
+legal suffixes removed; never by similarity, so a mis-read name makes a company of its own
+rather than merging two. A call with neither is stored unlinked.
+
+**Periods** are the call facts' fiscal labels (Q3 2021, FY 2021): a company whose year ends in
+June or April lines up with itself, and calls are ordered by their fiscal period, not by the
+order they were stored in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from core.contract import CallFacts, GuidanceItem, KeyFigure
+from core.facts.periods import Period, parse_label
+
+Delivered = Literal["beat", "met", "missed", "not reported"]
+Revision = Literal["raised", "lowered", "maintained", "narrowed", "widened", "new", "dropped"]
+
+_SUFFIXES = {
+    "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "plc",
+    "holdings", "holding", "group", "the", "sa", "nv", "ag", "llc", "lp",
+}  # fmt: skip
+# lines the trend table follows, in this order, when the calls state them company-wide
+TREND_METRICS = (
+    "revenue", "eps", "net_income", "operating_income", "ebitda", "gross_margin",
+    "operating_margin", "free_cash_flow", "net_interest_income", "loans", "deposits",
+)  # fmt: skip
+MET_WITHIN = 0.01  # a point guide is met within 1% of it
+
+
+def company_key(ticker: str | None, company: str | None) -> str | None:
+    """The key that links a company's calls: `T:<TICKER>` when a ticker is known, else
+    `N:<name>` (lower case, no punctuation or legal suffix); None: the call stays unlinked."""
+    if ticker and ticker.strip():
+        return "T:" + ticker.strip().upper()
+    if company:
+        words = [w for w in re.findall(r"[a-z0-9]+", company.lower()) if w not in _SUFFIXES]
+        if words:
+            return "N:" + " ".join(words)
+    return None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One figure of a call the track record can use: a result or an outlook."""
+
+    metric: str
+    basis: str | None
+    role: str  # "result" (a level) or "change" (a growth rate)
+    unit: str
+    period: Period
+    low: float
+    high: float
+    text: str
+    quote: str
+    said: str | None = None  # an outlook's direction word, as the call says it
+
+    @property
+    def key(self) -> tuple[str, str | None, str, str]:
+        return (self.metric, self.basis, self.role, self.unit)
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What the store keeps of one call for its company's track record."""
+
+    call_id: str
+    period: Period
+    company: str | None = None
+    ticker: str | None = None
+    call_date: str | None = None
+    results: tuple[Line, ...] = ()
+    outlooks: tuple[Line, ...] = ()
+
+    @property
+    def order(self) -> tuple[int, float]:
+        return period_order(self.period)
+
+
+def period_order(p: Period) -> tuple[int, float]:
+    """Sort key within a fiscal calendar: Q1 < H1 < Q2 < 6M < Q3 < 9M < Q4 = H2 = FY."""
+    at = {"Q": float(p.n), "H": 2.0 * p.n + 0.1, "6M": 2.1, "9M": 3.1, "FY": 4.2}[p.kind]
+    return (p.year or 0, at)
+
+
+def _reach(call: Period) -> tuple[int, float]:
+    """How far a call reports: its period, and on a fourth-quarter call the whole year."""
+    if call.kind == "Q" and call.n == 4:
+        return period_order(Period("FY", 0, call.year))
+    return period_order(call)
+
+
+def _reported_by(p: Period, call: Period) -> bool:
+    """`p` ends no later than what the call reporting `call` reports."""
+    return period_order(p) <= _reach(call)
+
+
+def _usable_guidance(g: GuidanceItem) -> bool:
+    return not g.qualitative and all(w.startswith("direction.") for w in g.weak_rules)
+
+
+def record_of(
+    call_id: str,
+    facts: CallFacts,
+    *,
+    company: str | None = None,
+    ticker: str | None = None,
+    period: str | None = None,
+) -> CallRecord | None:
+    """The call's record from its call facts (the user's identity over what was read); None
+    when its period is unknown (a call that cannot be placed among the others)."""
+    ident = facts.call
+    placed = parse_label(period or ident.period)
+    if placed is None or placed.year is None:
+        return None
+    results = [_result(k) for k in facts.key_figures if k.segment is None]
+    outlooks = [_outlook(g) for g in (*facts.guidance, *facts.unconfirmed_guidance)
+                if g.segment is None and _usable_guidance(g)]  # fmt: skip
+    return CallRecord(
+        call_id=call_id, period=placed, company=company or ident.company,
+        ticker=ticker or ident.ticker, call_date=ident.call_date,
+        results=tuple(x for x in results if x is not None),
+        outlooks=tuple(x for x in outlooks if x is not None),
+    )  # fmt: skip
+
+
+def _result(k: KeyFigure) -> Line | None:
+    p = parse_label(k.period)
+    if p is None or p.year is None:
+        return None
+    return Line(k.metric, k.basis, k.role, k.unit, p, k.value, k.value, k.text, k.sentence)
+
+
+def _outlook(g: GuidanceItem) -> Line | None:
+    p = parse_label(g.period)
+    if p is None or p.year is None or g.low is None:
+        return None
+    high = g.high if g.high is not None else g.low
+    return Line(g.metric, g.basis, g.role, g.unit, p, min(g.low, high), max(g.low, high),
+                g.text, g.sentence, g.direction)  # fmt: skip
+
+
+class DeliveredRow(BaseModel):
+    metric: str
+    basis: str | None
+    role: str
+    period: str
+    guided: str = Field(description="the outlook as the earlier call stated it")
+    guided_in: str = Field(description="the earlier call's id")
+    guided_period: str = Field(description="the period of the call that gave the outlook")
+    guided_quote: str
+    actual: str | None
+    actual_quote: str | None
+    verdict: Delivered
+    by: float | None = Field(default=None, description="how far above (+) or below (-) the "
+                             "range's nearest end, in the figure's unit")  # fmt: skip
+
+
+class RevisionRow(BaseModel):
+    metric: str
+    basis: str | None
+    role: str
+    period: str
+    earlier: str | None
+    earlier_in: str | None
+    earlier_quote: str | None
+    now: str | None
+    now_quote: str | None
+    verdict: Revision
+    call_says: str | None = Field(default=None, description="the direction word the call uses")
+    disagrees: bool = Field(default=False, description="the call's word and the numbers differ")
+
+
+class TrendRow(BaseModel):
+    metric: str
+    basis: str | None
+    values: dict[str, str] = Field(description="period -> the figure as stated")
+
+
+class TrackRecord(BaseModel):
+    """The report's section on the company's earlier calls, built by code."""
+
+    company: str | None
+    earlier_calls: int
+    periods: list[str]
+    delivered: list[DeliveredRow] = Field(default_factory=list)
+    revisions: list[RevisionRow] = Field(default_factory=list)
+    trend: list[TrendRow] = Field(default_factory=list)
+
+
+def _verdict(line: Line, actual: float) -> tuple[Delivered, float | None]:
+    lo, hi = line.low, line.high
+    if lo == hi and abs(actual - lo) <= MET_WITHIN * max(abs(lo), 1e-9):
+        return "met", None
+    if lo <= actual <= hi:
+        return "met", None
+    if actual > hi:
+        return "beat", actual - hi
+    return "missed", actual - lo
+
+
+def _revision(before: Line, now: Line) -> Revision:
+    eps = 1e-9 * max(1.0, abs(before.low), abs(before.high))
+    same_lo, same_hi = abs(now.low - before.low) <= eps, abs(now.high - before.high) <= eps
+    if same_lo and same_hi:
+        return "maintained"
+    if now.low >= before.low - eps and now.high <= before.high + eps:
+        return "narrowed"
+    if now.low <= before.low + eps and now.high >= before.high - eps:
+        return "widened"
+    return "raised" if (now.low + now.high) > (before.low + before.high) else "lowered"
+
+
+_SAYS = {"raised": "raised", "lowered": "lowered", "reaffirmed": "maintained"}
+
+
+def _latest(records: Iterable[CallRecord]) -> list[CallRecord]:
+    return sorted(records, key=lambda r: r.order)
+
+
+def track_record(current: CallRecord, stored: Sequence[CallRecord]) -> TrackRecord | None:
+    """`current` read against the stored calls of its company that report earlier periods
+    (another record of the same period, e.g. the same call stored twice, is not "earlier");
+    None when there is none."""
+    earlier = _latest(r for r in stored if r.order < current.order)
+    if not earlier:
+        return None
+    # each outlook's latest statement before `current`, by (line, period)
+    latest: dict[tuple[tuple[str, str | None, str, str], Period], tuple[Line, CallRecord]] = {}
+    for record in earlier:
+        for line in record.outlooks:
+            latest[(line.key, line.period)] = (line, record)
+    delivered: list[DeliveredRow] = []
+    reported = {(r.key, r.period): r for r in current.results}
+    reported_periods = {r.period for r in current.results} | {current.period}
+    if current.period.kind == "Q" and current.period.n == 4:  # the year's call too
+        reported_periods |= {
+            Period("FY", 0, current.period.year),
+            Period("H", 2, current.period.year),
+        }
+    for (key, period), (line, record) in sorted(latest.items(), key=_row_order):
+        if period not in reported_periods:
+            continue
+        got = reported.get((key, period))
+        outcome, by = _verdict(line, got.low) if got is not None else ("not reported", None)
+        delivered.append(DeliveredRow(
+            metric=key[0], basis=key[1], role=key[2], period=period.label() or "",
+            guided=line.text, guided_in=record.call_id,
+            guided_period=record.period.label() or "", guided_quote=line.quote,
+            actual=got.text if got else None, actual_quote=got.quote if got else None,
+            verdict=outcome, by=by,
+        ))  # fmt: skip
+    revisions: list[RevisionRow] = []
+    previous = earlier[-1]
+    before = {(x.key, x.period): x for x in previous.outlooks}
+    now = {(x.key, x.period): x for x in current.outlooks}
+    for key, period in sorted(set(before) | set(now), key=lambda kp: _row_order((kp, None))):
+        b, n = before.get((key, period)), now.get((key, period))
+        if b is None and n is not None:
+            verdict: Revision = "new"
+        elif n is None and b is not None:
+            if _reported_by(period, current.period):
+                continue  # reported by now (the delivered table's), not dropped
+            verdict = "dropped"
+        elif b is not None and n is not None:
+            verdict = _revision(b, n)
+        else:
+            continue
+        says = n.said if n is not None else None
+        revisions.append(RevisionRow(
+            metric=key[0], basis=key[1], role=key[2], period=period.label() or "",
+            earlier=b.text if b else None, earlier_in=previous.call_id if b else None,
+            earlier_quote=b.quote if b else None, now=n.text if n else None,
+            now_quote=n.quote if n else None, verdict=verdict, call_says=says,
+            disagrees=says in _SAYS and _SAYS[says] != verdict and verdict != "new",
+        ))  # fmt: skip
+    trend = _trend([*earlier, current])
+    return TrackRecord(
+        company=current.company or next((r.company for r in earlier if r.company), None),
+        earlier_calls=len(earlier),
+        periods=[r.period.label() or "" for r in [*earlier, current]],
+        delivered=delivered, revisions=revisions, trend=trend,
+    )  # fmt: skip
+
+
+def _row_order(item: tuple[tuple[tuple[str, str | None, str, str], Period], object]) -> tuple[
+        int, tuple[int, float], str]:  # fmt: skip
+    (key, period), _ = item
+    metric = key[0]
+    rank = TREND_METRICS.index(metric) if metric in TREND_METRICS else len(TREND_METRICS)
+    return (rank, period_order(period), f"{key}")
+
+
+def _trend(records: Sequence[CallRecord]) -> list[TrendRow]:
+    rows: dict[tuple[str, str | None], dict[str, str]] = {}
+    for record in records:
+        for line in record.results:
+            if line.metric in TREND_METRICS and line.role == "result" and (
+                    line.period == record.period):  # fmt: skip
+                rows.setdefault((line.metric, line.basis), {}).setdefault(
+                    record.period.label() or "", line.text
+                )
+    ordered = sorted(rows.items(), key=lambda kv: (TREND_METRICS.index(kv[0][0]), kv[0][1] or ""))
+    return [TrendRow(metric=m, basis=b, values=v) for (m, b), v in ordered if len(v) >= 2]
+
+
+def _name(metric: str, basis: str | None, role: str) -> str:
+    words = metric.replace("_", " ")
+    words = "EPS" if metric == "eps" else words
+    head = f"{basis.replace('_', ' ')} {words}" if basis else words
+    return f"{head} growth" if role == "change" else head
+
+
+def track_record_markdown(tr: TrackRecord) -> str:
+    """The report's section: each table with the quotes it rests on."""
+    lines = [f"## Track record: {tr.earlier_calls} earlier call(s) of this company",
+             "", f"Read by code from the stored calls ({', '.join(tr.periods)}); only figures "
+             "verified in their own call are compared."]  # fmt: skip
+    if tr.delivered:
+        lines += ["", "### Guidance against what was delivered", "",
+                  "| line | period | guided (call) | delivered | verdict |",
+                  "|---|---|---|---|---|"]  # fmt: skip
+        for d in tr.delivered:
+            by = f" by {abs(d.by):,.4g}" if d.by is not None else ""
+            line = _name(d.metric, d.basis, d.role)
+            lines.append(f"| {line} | {d.period} | {d.guided} ({d.guided_period}) | "
+                         f"{d.actual or 'not stated'} | {d.verdict}{by} |")  # fmt: skip
+    if tr.revisions:
+        lines += ["", "### Guidance against the previous call's", "",
+                  "| line | period | before | now | verdict | the call says |",
+                  "|---|---|---|---|---|---|"]  # fmt: skip
+        for r in tr.revisions:
+            flag = f"{r.call_says} (differs)" if r.disagrees else (r.call_says or "")
+            line = _name(r.metric, r.basis, r.role)
+            lines.append(f"| {line} | {r.period} | {r.earlier or '—'} | {r.now or '—'} | "
+                         f"{r.verdict} | {flag} |")  # fmt: skip
+    if tr.trend:
+        periods = tr.periods
+        head = "| line | " + " | ".join(periods) + " |"
+        lines += ["", "### Key lines over the stored quarters", "", head,
+                  "|---" * (len(periods) + 1) + "|"]  # fmt: skip
+        for t in tr.trend:
+            cells = " | ".join(t.values.get(p, "") for p in periods)
+            lines.append(f"| {_name(t.metric, t.basis, 'result')} | {cells} |")
+    if not (tr.delivered or tr.revisions or tr.trend):
+        lines += ["", "No verified figure of this call lines up with one of the earlier calls."]
+    return "\n".join(lines)
