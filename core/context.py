@@ -12,6 +12,7 @@ from typing import Literal
 from core.contract import EvidencePassage
 from core.llm.chat import ModelSource
 from core.llm.window import CALL_QUERY, Fit, passages_fit, transcript_fit
+from core.memory import CompanyMemory
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.transcript import Transcript
@@ -71,6 +72,8 @@ class RunContext:
     financial_index: TranscriptIndex | None = None
     model_note: str | None = None
     control: RunControl = field(default_factory=RunControl)
+    # the company's stored calls (issue 40): the run's key's store; None: no track record
+    memory: CompanyMemory | None = None
 
     @property
     def words(self) -> WordBudget:

@@ -457,6 +457,60 @@ class GuidanceItem(BaseModel):
     )
 
 
+# -- a company's track record (issue 40; built by core/memory.py) -------------------------------
+
+Delivered = Literal["beat", "met", "missed", "not reported"]
+Revision = Literal["raised", "lowered", "maintained", "narrowed", "widened", "new", "dropped"]
+
+
+class DeliveredRow(BaseModel):
+    metric: str
+    basis: str | None
+    role: str
+    period: str
+    guided: str = Field(description="the outlook as the earlier call stated it")
+    guided_in: str = Field(description="the earlier call's id")
+    guided_period: str = Field(description="the period of the call that gave the outlook")
+    guided_quote: str
+    actual: str | None
+    actual_quote: str | None
+    verdict: Delivered
+    by: float | None = Field(default=None, description="how far above (+) or below (-) the "
+                             "range's nearest end, in the figure's unit")  # fmt: skip
+
+
+class RevisionRow(BaseModel):
+    metric: str
+    basis: str | None
+    role: str
+    period: str
+    earlier: str | None
+    earlier_in: str | None
+    earlier_quote: str | None
+    now: str | None
+    now_quote: str | None
+    verdict: Revision
+    call_says: str | None = Field(default=None, description="the direction word the call uses")
+    disagrees: bool = Field(default=False, description="the call's word and the numbers differ")
+
+
+class TrendRow(BaseModel):
+    metric: str
+    basis: str | None
+    values: dict[str, str] = Field(description="period -> the figure as stated")
+
+
+class TrackRecord(BaseModel):
+    """The report's section on the company's earlier calls, built by code."""
+
+    company: str | None
+    earlier_calls: int
+    periods: list[str]
+    delivered: list[DeliveredRow] = Field(default_factory=list)
+    revisions: list[RevisionRow] = Field(default_factory=list)
+    trend: list[TrendRow] = Field(default_factory=list)
+
+
 class CallIdentityFacts(BaseModel):
     """Who and what the call is, read from the call (a user's company/ticker/period win)."""
 
@@ -533,6 +587,11 @@ class Report(BaseModel):
         default=None,
         description="call facts computed from the transcript by code (no model): key figures, "
         "guidance, tone, Q&A themes, highlights",
+    )
+    track_record: TrackRecord | None = Field(
+        default=None,
+        description="the company's earlier stored calls read against this one, by code: "
+        "guidance against what was delivered, against the previous call's, the key lines",
     )
     appendix: str | None = Field(
         default=None,

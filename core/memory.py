@@ -21,18 +21,24 @@ order they were stored in.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Protocol
 
-from pydantic import BaseModel, Field
-
-from core.contract import CallFacts, GuidanceItem, KeyFigure
+from core.contract import (
+    CallFacts,
+    Delivered,
+    DeliveredRow,
+    GuidanceItem,
+    KeyFigure,
+    Revision,
+    RevisionRow,
+    TrackRecord,
+    TrendRow,
+)
 from core.facts.periods import Period, parse_label
-
-Delivered = Literal["beat", "met", "missed", "not reported"]
-Revision = Literal["raised", "lowered", "maintained", "narrowed", "widened", "new", "dropped"]
 
 _SUFFIXES = {
     "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "plc",
@@ -156,54 +162,6 @@ def _outlook(g: GuidanceItem) -> Line | None:
     high = g.high if g.high is not None else g.low
     return Line(g.metric, g.basis, g.role, g.unit, p, min(g.low, high), max(g.low, high),
                 g.text, g.sentence, g.direction)  # fmt: skip
-
-
-class DeliveredRow(BaseModel):
-    metric: str
-    basis: str | None
-    role: str
-    period: str
-    guided: str = Field(description="the outlook as the earlier call stated it")
-    guided_in: str = Field(description="the earlier call's id")
-    guided_period: str = Field(description="the period of the call that gave the outlook")
-    guided_quote: str
-    actual: str | None
-    actual_quote: str | None
-    verdict: Delivered
-    by: float | None = Field(default=None, description="how far above (+) or below (-) the "
-                             "range's nearest end, in the figure's unit")  # fmt: skip
-
-
-class RevisionRow(BaseModel):
-    metric: str
-    basis: str | None
-    role: str
-    period: str
-    earlier: str | None
-    earlier_in: str | None
-    earlier_quote: str | None
-    now: str | None
-    now_quote: str | None
-    verdict: Revision
-    call_says: str | None = Field(default=None, description="the direction word the call uses")
-    disagrees: bool = Field(default=False, description="the call's word and the numbers differ")
-
-
-class TrendRow(BaseModel):
-    metric: str
-    basis: str | None
-    values: dict[str, str] = Field(description="period -> the figure as stated")
-
-
-class TrackRecord(BaseModel):
-    """The report's section on the company's earlier calls, built by code."""
-
-    company: str | None
-    earlier_calls: int
-    periods: list[str]
-    delivered: list[DeliveredRow] = Field(default_factory=list)
-    revisions: list[RevisionRow] = Field(default_factory=list)
-    trend: list[TrendRow] = Field(default_factory=list)
 
 
 def _verdict(line: Line, actual: float) -> tuple[Delivered, float | None]:
@@ -363,3 +321,60 @@ def track_record_markdown(tr: TrackRecord) -> str:
     if not (tr.delivered or tr.revisions or tr.trend):
         lines += ["", "No verified figure of this call lines up with one of the earlier calls."]
     return "\n".join(lines)
+
+
+class CompanyMemory(Protocol):
+    """The stored calls a run reads its company's track record from (the service's store,
+    scoped to the run's API key; the CLI's local store)."""
+
+    async def calls(self, key: str) -> Sequence[CallRecord]:
+        """Every stored call of the company `key`, oldest stored first."""
+        ...
+
+
+def record_to_json(record: CallRecord) -> str:
+    """The stored form of a call's record."""
+
+    def line(x: Line) -> dict[str, object]:
+        return {"metric": x.metric, "basis": x.basis, "role": x.role, "unit": x.unit,
+                "period": x.period.label(), "low": x.low, "high": x.high, "text": x.text,
+                "quote": x.quote, "said": x.said}  # fmt: skip
+
+    return json.dumps({
+        "call_id": record.call_id, "period": record.period.label(), "company": record.company,
+        "ticker": record.ticker, "call_date": record.call_date,
+        "results": [line(x) for x in record.results],
+        "outlooks": [line(x) for x in record.outlooks],
+    })  # fmt: skip
+
+
+def record_from_json(text: str) -> CallRecord:
+    data = json.loads(text)
+
+    def period(label: str) -> Period:
+        p = parse_label(label)
+        if p is None:
+            raise ValueError(f"a stored call record has an unreadable period {label!r}")
+        return p
+
+    def line(x: dict[str, object]) -> Line:
+        return Line(str(x["metric"]), x["basis"] if x["basis"] else None,  # type: ignore[arg-type]
+                    str(x["role"]), str(x["unit"]), period(str(x["period"])),
+                    float(x["low"]), float(x["high"]), str(x["text"]), str(x["quote"]),  # type: ignore[arg-type]
+                    str(x["said"]) if x.get("said") else None)  # fmt: skip
+
+    return CallRecord(
+        call_id=data["call_id"], period=period(data["period"]), company=data.get("company"),
+        ticker=data.get("ticker"), call_date=data.get("call_date"),
+        results=tuple(line(x) for x in data["results"]),
+        outlooks=tuple(line(x) for x in data["outlooks"]),
+    )  # fmt: skip
+
+
+def current_calls(records: Iterable[CallRecord]) -> list[CallRecord]:
+    """One record a period: the last of each period in `records` (given oldest stored first),
+    which supersedes the others for the track record."""
+    by_period: dict[Period, CallRecord] = {}
+    for record in records:
+        by_period[record.period] = record
+    return sorted(by_period.values(), key=lambda r: r.order)

@@ -33,6 +33,7 @@ from core.contract import (
     Recommendation,
     Report,
     RevertDecision,
+    TrackRecord,
     calls_line,
     clip,
 )
@@ -102,6 +103,7 @@ class PipelineState(TypedDict, total=False):
     financials: Financials | None
     prices: Prices | None
     facts: CallFacts
+    track_record: TrackRecord | None  # the company's earlier calls read against this one
     collection: str
     evidence: dict[str, list[EvidencePassage]]
     analyses: Annotated[dict[str, Analysis], merge_dicts]

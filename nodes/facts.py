@@ -11,10 +11,11 @@ from langgraph.runtime import Runtime
 
 from core import rules
 from core.context import RunContext
-from core.contract import CallFacts
+from core.contract import CallFacts, TrackRecord
 from core.facts import call_facts, facts_block, qa_questions
 from core.filing import check, filed_values, filing_lines
 from core.llm.window import Fit
+from core.memory import company_key, current_calls, record_of, track_record, track_record_markdown
 from core.state import Draft, PipelineState
 from nodes.tracing import traced
 
@@ -47,7 +48,9 @@ def verified(state: PipelineState, *, filing: bool = True) -> dict[str, Fit]:
     if found is None:
         return {}
     checked = filing_lines(found) if filing else []
-    lines = "\n".join([facts_block(found), *checked]).split("\n")
+    record = state.get("track_record")
+    memory = [track_record_markdown(record)] if record is not None else []
+    lines = "\n".join([facts_block(found), *checked, *memory]).split("\n")
     return {"facts": Fit.of("call facts", lines, joiner="\n", gap="- (…)")}
 
 
@@ -65,7 +68,26 @@ async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
         call_facts, transcript, question_vectors=vectors, call=state["call"]
     )
     filed = filed_values(state.get("financials"), "the statements given with the run")
-    return {"facts": check(built, filed)}  # each comparable figure's filing check, not a fix
+    checked = check(built, filed)  # each comparable figure's filing check, not a fix
+    return {"facts": checked, "track_record": await _track_record(runtime.context, checked, state)}
+
+
+async def _track_record(
+    ctx: RunContext, found: CallFacts, state: PipelineState
+) -> TrackRecord | None:
+    """This call against its company's stored calls (the run's key's), when it can be placed
+    (a period) and linked (a ticker or company name) and the company has earlier calls."""
+    if ctx.memory is None:
+        return None
+    call = state["call"]
+    record = record_of("this call", found, company=call.company, ticker=call.ticker,
+                       period=call.period)  # fmt: skip
+    if record is None:
+        return None
+    key = company_key(record.ticker, record.company)
+    if key is None:
+        return None
+    return track_record(record, current_calls(await ctx.memory.calls(key)))
 
 
 @traced("stance", summary=stance_summary)

@@ -31,6 +31,7 @@ from core.facts import facts_markdown
 from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
 from core.market import scorecard
+from core.memory import track_record_markdown
 from core.options import Profile
 from core.provenance import grounding_sources
 from core.recommendations import render_missing_recommendations, render_recommendations
@@ -133,6 +134,9 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
     code: list[str] = []
     if facts is not None:  # code's section first, then the model's prose
         code.append(facts_markdown(facts))  # a key figure's filing check is in its row
+    record = state.get("track_record")
+    if record is not None:
+        code.append(track_record_markdown(record))
     fin = state.get("financials")
     if fin is not None and fin.consensus is not None:  # the vendor's, marked as such
         code.append(f"**Against consensus (data vendor):** {fin.consensus.text()}")
@@ -150,6 +154,7 @@ def assemble(state: PipelineState, ctx: RunContext) -> Report:
         markdown=f"{header}\n\n{body}{footnotes}\n\n{section}",  # the report ends in its calls
         recommendations=final.recommendations or [],
         facts=facts,
+        track_record=record,
         appendix=appendix,
         failures=failures,
         evidence=Evidence(

@@ -29,6 +29,7 @@ from core.contract import CallInfo, NodeTrace, Report
 from core.facts.tone import load_lexicon
 from core.llm.chat import ModelSource
 from core.logctx import run_id_var
+from core.memory import CompanyMemory
 from core.options import RunOptions
 from core.rag import TranscriptIndex
 from core.state import PipelineInput
@@ -147,10 +148,18 @@ class Engine:
             graphs = {name: b.compile(checkpointer=saver) for name, b in builders.items()}
             yield cls(settings, models, index, graphs, saver, financial)
 
-    def run_context(self, options: RunOptions, control: RunControl | None = None) -> RunContext:
+    def run_context(
+        self,
+        options: RunOptions,
+        control: RunControl | None = None,
+        memory: CompanyMemory | None = None,
+    ) -> RunContext:
         """This run's context: the engine's models and index, the run's options (from which the
-        context reads the run's token budget and word caps) and its brakes."""
-        return replace(self.context, options=options, control=control or RunControl())
+        context reads the run's token budget and word caps), its brakes and the company's
+        stored calls it reads its track record from."""
+        return replace(
+            self.context, options=options, control=control or RunControl(), memory=memory
+        )
 
     def request(
         self,
@@ -189,7 +198,8 @@ class Engine:
         get_pipeline(request.pipeline)  # a clear KeyError for an unknown name
         run_id_var.set(request.run_id)  # this task's log lines name the run (JSON logs)
         outcome = RunOutcome(run_id=request.run_id, pipeline=request.pipeline, status="running")
-        await self._stream(request, self.run_context(request.options, control), outcome,
+        context = self.run_context(request.options, control, request.memory)
+        await self._stream(request, context, outcome,
                            _emitter(outcome, on_event))  # fmt: skip
         if not request.keep_checkpoint:
             await self.settle(outcome)

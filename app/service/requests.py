@@ -11,6 +11,7 @@ from typing import Literal
 
 from core.contract import CallInfo
 from core.inputs import Financials, Prices
+from core.memory import CompanyMemory
 from core.options import RunOptions
 from core.transcript import Transcript
 
@@ -39,6 +40,8 @@ class RunRequest:
     run_id: str = field(default_factory=_new_id)
     durability: Durability = "async"
     keep_checkpoint: bool = False
+    # the company's stored calls the run's track record reads (None: no track record)
+    memory: CompanyMemory | None = None
 
     @property
     def resumed(self) -> bool:

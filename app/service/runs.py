@@ -11,6 +11,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
@@ -27,9 +28,10 @@ from app.storage import TERMINAL, RunRecord, Store, now
 from app.storage.checkpoints import compact as compact_checkpoints
 from app.storage.errors import is_infra_error
 from core.context import RunControl
-from core.contract import NodeTrace
+from core.contract import NodeTrace, Report
 from core.logctx import run_id_var
-from core.transcript import Transcript, parse_transcript
+from core.memory import CallRecord, record_of
+from core.transcript import Transcript, parse_transcript, transcript_sha256
 
 log = logging.getLogger("earnings_desk.runs")
 
@@ -151,6 +153,17 @@ async def stream_log(
                 item = inbox.queue.get_nowait()
 
 
+@dataclass(frozen=True)
+class StoreMemory:
+    """A run's view of the stored calls (core.memory.CompanyMemory): its key's only."""
+
+    store: Store
+    owner: str | None
+
+    async def calls(self, key: str) -> list[CallRecord]:
+        return [c.record for c in await self.store.company_calls(self.owner, key)]
+
+
 class RunQueue(Protocol):
     """Where the API hands runs to workers (app.service.queue.ArqQueue)."""
 
@@ -169,16 +182,19 @@ class RunExecutor:
         self.bus = bus
         self.settings = settings
 
-    @staticmethod
-    def request_for(record: RunRecord, transcript: Transcript | None) -> RunRequest:
+    def request_for(self, record: RunRecord, transcript: Transcript | None) -> RunRequest:
         """The stored input as the engine takes it, read as stored: options resolved at intake,
-        financials and prices typed. `transcript` None resumes from the checkpoint."""
+        financials and prices typed. `transcript` None resumes from the checkpoint. A run reads
+        its key's stored calls for its track record (an evaluation's run does not: its reports
+        must not depend on what else the key stored)."""
         given = record.input
+        memory = None if record.eval_id else StoreMemory(self.store, record.owner)
         return RunRequest(
             pipeline=record.pipeline, transcript=transcript, options=given.options,
             call=given.call, financials=given.financials, prices=given.prices, run_id=record.id,
             durability="sync",  # survive SIGKILL without re-running finished nodes
             keep_checkpoint=True,  # read by _recover_node_events and _finish, then deleted
+            memory=memory,
         )  # fmt: skip
 
     async def exhausted(self, record: RunRecord, prior: int) -> bool:
@@ -312,11 +328,34 @@ class RunExecutor:
             completion_tokens=completion,
             cost=cost_of(trace, self.settings.prices),
         )
+        if outcome.report is not None:
+            await self._remember_call(record, outcome.report)
         finished = next(e for e in reversed(outcome.events) if isinstance(e, RunFinished))
         url = f"/v1/runs/{record.id}/report.md" if outcome.report else None
         await self.publish(record.id, finished.model_copy(update={"report_url": url}))
         log.info("run %s finished: %s", record.id, outcome.status)
         run_finished(record.pipeline, outcome.status, trace)
+
+    async def _remember_call(self, record: RunRecord, report: Report) -> None:
+        """Keep the run's call under its company for later calls' track records (issue 40): its
+        identity (the user's over what was read) and its verified rows. A call whose period
+        cannot be placed is not kept (and the log says so); storing never fails the run."""
+        if report.facts is None or record.eval_id:
+            return
+        call = report.call
+        kept = record_of(record.id, report.facts, company=call.company, ticker=call.ticker,
+                         period=call.period)  # fmt: skip
+        if kept is None:
+            log.info("run %s: its call's period is not known; not kept for the track record",
+                     record.id)  # fmt: skip
+            return
+        try:
+            await self.store.save_call(
+                record.owner, kept, source="run", run_id=record.id,
+                transcript_sha=transcript_sha256(record.input.transcript),
+            )  # fmt: skip
+        except Exception:  # the run's report stands; its memory is a convenience
+            log.exception("run %s: could not keep its call for the track record", record.id)
 
     async def _recover_node_events(self, record: RunRecord, outcome: RunOutcome) -> None:
         """A node whose writes reached the checkpoint but whose node_finished did not reach the
@@ -528,6 +567,8 @@ class RunManager:
         idle = await self.store.idle_threads_before(cutoff)
         for owner, thread_id in idle:
             await self.store.delete_thread(owner, thread_id)
+        # ingested calls follow the runs' retention (a run's call went with its run above)
+        await self.store.ingested_before(cutoff)
         if expired or idle:
             await self.executor.compact()
             await asyncio.to_thread(self.engine.index.shrink)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -31,8 +33,9 @@ from app.storage.records import (
     now,
 )
 from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
-from app.storage.tables import evals, event_log, runs, threads
+from app.storage.tables import company_calls, evals, event_log, runs, threads
 from core.contract import Report
+from core.memory import CallRecord, company_key, record_from_json, record_to_json
 from core.transcript import transcript_sha256
 
 UNFINISHED = ("queued", "running")
@@ -90,6 +93,30 @@ def to_eval(row: Any) -> EvalRecord:
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class StoredCall:
+    """One stored call of a company: where it came from and its record."""
+
+    id: str
+    owner: str | None
+    company_key: str | None
+    company: str | None
+    ticker: str | None
+    period: str
+    created_at: datetime
+    source: str
+    run_id: str | None
+    record: CallRecord
+
+
+def _to_call(m: Any) -> StoredCall:
+    return StoredCall(
+        id=m["id"], owner=m["owner"], company_key=m["company_key"], company=m["company"],
+        ticker=m["ticker"], period=m["period"], created_at=m["created_at"], source=m["source"],
+        run_id=m["run_id"], record=record_from_json(m["record"]),
+    )  # fmt: skip
+
+
 class Store:
     """Every read and write of runs, evaluations, event logs and leases."""
 
@@ -141,6 +168,72 @@ class Store:
 
     async def ping(self) -> None:
         await self._rows(sa.select(sa.literal(1)))
+
+    # -- a company's calls (issue 40) ----------------------------------------------------------
+
+    async def save_call(
+        self,
+        owner: str | None,
+        record: CallRecord,
+        *,
+        source: str,
+        transcript_sha: str,
+        run_id: str | None = None,
+    ) -> StoredCall:
+        """Keep a call's record under its company (`company_key`; unlinked when it has none).
+        The same transcript stored again for the same company replaces its row; another call of
+        the same period is added and supersedes it for the track record."""
+        key = company_key(record.ticker, record.company)
+        row = {
+            "id": run_id or f"call-{uuid.uuid4().hex[:16]}", "owner": owner,
+            "company_key": key, "company": record.company, "ticker": record.ticker,
+            "period": record.period.label(), "call_date": record.call_date, "created_at": now(),
+            "source": source, "run_id": run_id, "transcript_sha": transcript_sha,
+            "record": record_to_json(record),
+        }  # fmt: skip
+        same = [_owned_by(company_calls.c.owner, owner),
+                company_calls.c.transcript_sha == transcript_sha,
+                company_calls.c.company_key.is_(None) if key is None
+                else company_calls.c.company_key == key]  # fmt: skip
+        async with self._tx() as conn:
+            await conn.execute(company_calls.delete().where(*same))
+            await conn.execute(company_calls.insert().values(row))
+        return _to_call(row)
+
+    async def company_calls(self, owner: str | None, key: str) -> list[StoredCall]:
+        """Every stored call of the company, oldest stored first."""
+        stmt = (sa.select(company_calls).where(_owned_by(company_calls.c.owner, owner),
+                company_calls.c.company_key == key)
+                .order_by(company_calls.c.created_at, company_calls.c.id))  # fmt: skip
+        return [_to_call(r._mapping) for r in await self._rows(stmt)]
+
+    async def companies(self, owner: str | None) -> list[StoredCall]:
+        """The newest stored call of each company (linked calls only), by company key."""
+        stmt = (sa.select(company_calls).where(_owned_by(company_calls.c.owner, owner),
+                company_calls.c.company_key.is_not(None))
+                .order_by(company_calls.c.created_at, company_calls.c.id))  # fmt: skip
+        newest: dict[str, StoredCall] = {}
+        for r in await self._rows(stmt):
+            call = _to_call(r._mapping)
+            newest[call.company_key or ""] = call
+        return sorted(newest.values(), key=lambda c: (c.ticker or c.company or "").lower())
+
+    async def unlinked_calls(self, owner: str | None) -> int:
+        stmt = (
+            sa.select(sa.func.count())
+            .select_from(company_calls)
+            .where(_owned_by(company_calls.c.owner, owner), company_calls.c.company_key.is_(None))
+        )
+        return int((await self._rows(stmt))[0][0])
+
+    async def ingested_before(self, cutoff: datetime) -> int:
+        """Retention of ingested calls (a run's call goes with its run): delete those stored
+        before `cutoff`; returns how many."""
+        stmt = company_calls.delete().where(company_calls.c.source == "ingest",
+                                            company_calls.c.created_at < cutoff)  # fmt: skip
+        async with self._tx() as conn:
+            result = await conn.execute(stmt)
+        return int(result.rowcount or 0)
 
     # -- runs --------------------------------------------------------------------------------
 
@@ -278,6 +371,7 @@ class Store:
                 await conn.execute(sa.select(runs.c.transcript_sha).where(runs.c.id == run_id))
             ).scalar()
             await conn.execute(event_log.delete().where(event_log.c.stream_id == run_id))
+            await conn.execute(company_calls.delete().where(company_calls.c.run_id == run_id))
             await conn.execute(runs.delete().where(runs.c.id == run_id))
         return str(sha) if sha else None
 

@@ -109,3 +109,27 @@ evals = sa.Table(
     sa.Column("lease_owner", sa.Text),
     sa.Column("lease_until", UtcDateTime),
 )
+
+# A company's calls (issue 40): every finished run's call and every call `earnings-desk ingest`
+# read, with the rows its track record reads (`core.memory.CallRecord`, JSON). `company_key`
+# links a company's calls (`core.memory.company_key`; None: unlinked). A second call of the
+# same company and period supersedes the first for the track record (the newest `created_at`);
+# both stay listed. The same transcript stored again under the same key replaces its row.
+company_calls = sa.Table(
+    "company_calls",
+    metadata,
+    sa.Column("id", sa.Text, primary_key=True),
+    sa.Column("owner", sa.Text),
+    sa.Column("company_key", sa.Text),
+    sa.Column("company", sa.Text),
+    sa.Column("ticker", sa.Text),
+    sa.Column("period", sa.Text, nullable=False),
+    sa.Column("call_date", sa.Text),
+    sa.Column("created_at", UtcDateTime, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),  # "run" or "ingest"
+    sa.Column("run_id", sa.Text),  # the run that stored it (deleted with it)
+    sa.Column("transcript_sha", sa.Text, nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Index("company_calls_key", "owner", "company_key", "period"),
+    sa.Index("company_calls_run", "run_id"),
+)
