@@ -287,29 +287,51 @@ def _name(metric: str, basis: str | None, role: str) -> str:
     return f"{head} growth" if role == "change" else head
 
 
+# verdicts that rest on one call's figure and the other call's silence: the code reads a part of
+# each call, so silence is "not found", never asserted (shown apart, measured apart)
+ONE_SIDED = frozenset({"not reported", "new", "dropped"})
+
+
 def track_record_markdown(tr: TrackRecord) -> str:
-    """The report's section: each table with the quotes it rests on."""
+    """The report's section: the comparisons of two stated figures as tables, then what was read
+    in one call only (said as not found, not as the call's silence)."""
     lines = [f"## Track record: {tr.earlier_calls} earlier call(s) of this company",
              "", f"Read by code from the stored calls ({', '.join(tr.periods)}); only figures "
              "verified in their own call are compared."]  # fmt: skip
-    if tr.delivered:
+    delivered = [d for d in tr.delivered if d.verdict not in ONE_SIDED]
+    revised = [r for r in tr.revisions if r.verdict not in ONE_SIDED]
+    if delivered:
         lines += ["", "### Guidance against what was delivered", "",
                   "| line | period | guided (call) | delivered | verdict |",
                   "|---|---|---|---|---|"]  # fmt: skip
-        for d in tr.delivered:
+        for d in delivered:
             by = f" by {abs(d.by):,.4g}" if d.by is not None else ""
             line = _name(d.metric, d.basis, d.role)
             lines.append(f"| {line} | {d.period} | {d.guided} ({d.guided_period}) | "
-                         f"{d.actual or 'not stated'} | {d.verdict}{by} |")  # fmt: skip
-    if tr.revisions:
+                         f"{d.actual} | {d.verdict}{by} |")  # fmt: skip
+    if revised:
         lines += ["", "### Guidance against the previous call's", "",
                   "| line | period | before | now | verdict | the call says |",
                   "|---|---|---|---|---|---|"]  # fmt: skip
-        for r in tr.revisions:
+        for r in revised:
             flag = f"{r.call_says} (differs)" if r.disagrees else (r.call_says or "")
             line = _name(r.metric, r.basis, r.role)
-            lines.append(f"| {line} | {r.period} | {r.earlier or '—'} | {r.now or '—'} | "
-                         f"{r.verdict} | {flag} |")  # fmt: skip
+            lines.append(f"| {line} | {r.period} | {r.earlier} | {r.now} | {r.verdict} | "
+                         f"{flag} |")  # fmt: skip
+    one_sided = [
+        *(f"- {_name(d.metric, d.basis, d.role)}, {d.period}: guided {d.guided} "
+          f"({d.guided_period}); no verified figure for it was read in this call"
+          for d in tr.delivered if d.verdict == "not reported"),
+        *(f"- {_name(r.metric, r.basis, r.role)}, {r.period}: "
+          + (f"{r.now} now; none was read in the previous call"
+             if r.verdict == "new" else
+             f"{r.earlier} in the previous call; none was read in this one")
+          for r in tr.revisions if r.verdict in ("new", "dropped")),
+    ]  # fmt: skip
+    if one_sided:
+        lines += ["", "### Read in one call only", "",
+                  "The code reads part of each call: the other call may state these in words it "
+                  "did not read.", "", *one_sided]  # fmt: skip
     if tr.trend:
         periods = tr.periods
         head = "| line | " + " | ".join(periods) + " |"
