@@ -9,8 +9,8 @@ against the calls before it, and every verdict it shows compared with the labels
 Verdicts that compare two stated figures (beat, met, missed; raised, lowered, maintained,
 narrowed, widened) are the headline figures; verdicts on one call's figure and the other's
 silence ("not reported", "new", "dropped": shown apart in the report) are measured apart
-(`one_sided_*`). A shown verdict is right when a labelled pair has the same reporting call, metric, basis, period
-and kind of figure (a percent or an amount) and the same verdict; a labelled pair is found when a
+(`one_sided_*`). A shown verdict is right when a labelled pair has the same reporting call,
+metric, basis, period and kind of figure (a percent or an amount) and the same verdict; a labelled pair is found when a
 shown verdict is right about it. `--show` prints every shown row marked right or wrong, and every
 labelled pair not found. JSON on the last line.
 """
@@ -61,8 +61,8 @@ def measure(show: bool = False) -> dict[str, Any]:
         for call in gold["calls"]:
             path = SERIES / f"{call['id']}.txt"
             start = time.perf_counter()
-            facts = call_facts(parse_transcript(path.read_text(encoding="utf-8")),
-                               call=CallInfo(ticker=ticker, period=call["fiscal_period"]))  # fmt: skip
+            given = CallInfo(ticker=ticker, period=call["fiscal_period"])
+            facts = call_facts(parse_transcript(path.read_text(encoding="utf-8")), call=given)
             record = record_of(call["id"], facts, ticker=ticker, period=call["fiscal_period"])
             seconds.append(time.perf_counter() - start)
             assert record is not None, call["id"]
