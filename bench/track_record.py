@@ -10,8 +10,8 @@ Verdicts that compare two stated figures (beat, met, missed; raised, lowered, ma
 narrowed, widened) are the headline figures; verdicts on one call's figure and the other's
 silence ("not reported", "new", "dropped": shown apart in the report) are measured apart
 (`one_sided_*`). A shown verdict is right when a labelled pair has the same reporting call,
-metric, basis, period and kind of figure (a percent or an amount) and the same verdict; a labelled pair is found when a
-shown verdict is right about it. `--show` prints every shown row marked right or wrong, and every
+metric, basis, period and kind of figure (a percent or an amount) and the same verdict; a
+labelled pair is found when a shown verdict is right about it. `--show` prints every shown row marked right or wrong, and every
 labelled pair not found. JSON on the last line.
 """
 
