@@ -11,8 +11,8 @@ narrowed, widened) are the headline figures; verdicts on one call's figure and t
 silence ("not reported", "new", "dropped": shown apart in the report) are measured apart
 (`one_sided_*`). A shown verdict is right when a labelled pair has the same reporting call,
 metric, basis, period and kind of figure (a percent or an amount) and the same verdict; a
-labelled pair is found when a shown verdict is right about it. `--show` prints every shown row marked right or wrong, and every
-labelled pair not found. JSON on the last line.
+labelled pair is found when a shown verdict is right about it. `--show` prints every shown row
+marked right or wrong, and every labelled pair not found. JSON on the last line.
 """
 
 from __future__ import annotations
