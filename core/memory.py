@@ -283,7 +283,8 @@ def _trend(records: Sequence[CallRecord]) -> list[TrendRow]:
 def _name(metric: str, basis: str | None, role: str) -> str:
     words = metric.replace("_", " ")
     words = "EPS" if metric == "eps" else words
-    head = f"{basis.replace('_', ' ')} {words}" if basis else words
+    qualifier = {"gaap": "GAAP"}.get(basis or "", (basis or "").replace("_", " "))
+    head = f"{qualifier} {words}" if basis else words
     return f"{head} growth" if role == "change" else head
 
 

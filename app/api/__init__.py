@@ -19,6 +19,7 @@ from langchain_core.embeddings import Embeddings
 from app import telemetry, web
 from app.api import errors
 from app.api.limits import BodyLimit
+from app.api.routes_companies import router as companies_router
 from app.api.routes_evals import router as evals_router
 from app.api.routes_langgraph import router as langgraph_router
 from app.api.routes_meta import pipeline_info
@@ -60,6 +61,7 @@ def create_app(
     app.include_router(runs_router)
     app.include_router(meta_router)
     app.include_router(evals_router)
+    app.include_router(companies_router)
     app.include_router(langgraph_router)  # the LangGraph SDK's routes (docs/http-api.md)
     web.install(app)
     _document_run_body(app)

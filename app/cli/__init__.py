@@ -17,6 +17,8 @@ from typing import Any, get_args
 from pydantic import ValidationError
 from rich.console import Console
 
+from app.cli.companies import CompaniesUsageError, run_history, run_ingest
+from app.cli.companies import add_parsers as add_company_parsers
 from app.cli.options import OptionError, add_flags, resolve
 from app.cli.progress import Progress
 from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
@@ -24,9 +26,11 @@ from app.llm.factory import ConfigError, check_roles
 from app.llm.local import LocalModelError
 from app.logs import configure
 from app.market import MarketSource
+from app.service.companies import StoreMemory, remember_call
 from app.service.engine import Engine, RunOutcome
 from app.service.requests import RunRequest
 from app.settings import Settings
+from app.storage import Store
 from core.contract import CallInfo
 from core.inputs import (
     Financials,
@@ -200,14 +204,21 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
         highlight=False,
     )
-    async with Engine.open(settings) as engine:
-        with Progress(
-            console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
-        ) as progress:
-            request = RunRequest(
-                args.pipeline, transcript, options, call, financials=financials, prices=prices
-            )
-            outcome = await engine.run(request, on_event=progress)
+    store = await Store.open(settings.database_url, settings.runs_path)  # the company's calls
+    try:
+        async with Engine.open(settings) as engine:
+            with Progress(
+                console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
+            ) as progress:
+                request = RunRequest(
+                    args.pipeline, transcript, options, call, financials=financials,
+                    prices=prices, memory=StoreMemory(store, None),
+                )  # fmt: skip
+                outcome = await engine.run(request, on_event=progress)
+        if outcome.report is not None:
+            await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
+    finally:
+        await store.close()
     if outcome.report is None:
         console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
         return EXIT_FAILED
@@ -320,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true"
     )
     add_parser(sub)
+    add_company_parsers(sub)
     bt = sub.add_parser(
         "backtest",
         help="judge an evaluation's recommendations against the prices after each call",
@@ -448,8 +460,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "eval":
             return asyncio.run(run_eval_cli(args, settings, console))
+        if args.command == "ingest":
+            return asyncio.run(run_ingest(args, settings, console))
+        if args.command == "history":
+            return asyncio.run(run_history(args, settings, console))
         return asyncio.run(_analyze(args, settings, console))
-    except (UsageError, EvalUsageError, ConfigError, LocalModelError) as exc:
+    except (UsageError, EvalUsageError, CompaniesUsageError, ConfigError, LocalModelError) as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:

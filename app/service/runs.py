@@ -11,13 +11,13 @@ import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from app.service.bus import WAKE, Bus
+from app.service.companies import StoreMemory, remember_call
 from app.service.engine import Engine, RunOutcome
 from app.service.events import NodeFinished, RunError, RunFinished, TokenDelta
 from app.service.memory import release_memory
@@ -28,10 +28,9 @@ from app.storage import TERMINAL, RunRecord, Store, now
 from app.storage.checkpoints import compact as compact_checkpoints
 from app.storage.errors import is_infra_error
 from core.context import RunControl
-from core.contract import NodeTrace, Report
+from core.contract import NodeTrace
 from core.logctx import run_id_var
-from core.memory import CallRecord, record_of
-from core.transcript import Transcript, parse_transcript, transcript_sha256
+from core.transcript import Transcript, parse_transcript
 
 log = logging.getLogger("earnings_desk.runs")
 
@@ -151,17 +150,6 @@ async def stream_log(
                 if inbox.queue.empty():
                     break
                 item = inbox.queue.get_nowait()
-
-
-@dataclass(frozen=True)
-class StoreMemory:
-    """A run's view of the stored calls (core.memory.CompanyMemory): its key's only."""
-
-    store: Store
-    owner: str | None
-
-    async def calls(self, key: str) -> list[CallRecord]:
-        return [c.record for c in await self.store.company_calls(self.owner, key)]
 
 
 class RunQueue(Protocol):
@@ -328,34 +316,14 @@ class RunExecutor:
             completion_tokens=completion,
             cost=cost_of(trace, self.settings.prices),
         )
-        if outcome.report is not None:
-            await self._remember_call(record, outcome.report)
+        if outcome.report is not None and not record.eval_id:  # an eval's runs add no call
+            await remember_call(self.store, record.owner, record.id, outcome.report,
+                                record.input.transcript)  # fmt: skip
         finished = next(e for e in reversed(outcome.events) if isinstance(e, RunFinished))
         url = f"/v1/runs/{record.id}/report.md" if outcome.report else None
         await self.publish(record.id, finished.model_copy(update={"report_url": url}))
         log.info("run %s finished: %s", record.id, outcome.status)
         run_finished(record.pipeline, outcome.status, trace)
-
-    async def _remember_call(self, record: RunRecord, report: Report) -> None:
-        """Keep the run's call under its company for later calls' track records (issue 40): its
-        identity (the user's over what was read) and its verified rows. A call whose period
-        cannot be placed is not kept (and the log says so); storing never fails the run."""
-        if report.facts is None or record.eval_id:
-            return
-        call = report.call
-        kept = record_of(record.id, report.facts, company=call.company, ticker=call.ticker,
-                         period=call.period)  # fmt: skip
-        if kept is None:
-            log.info("run %s: its call's period is not known; not kept for the track record",
-                     record.id)  # fmt: skip
-            return
-        try:
-            await self.store.save_call(
-                record.owner, kept, source="run", run_id=record.id,
-                transcript_sha=transcript_sha256(record.input.transcript),
-            )  # fmt: skip
-        except Exception:  # the run's report stands; its memory is a convenience
-            log.exception("run %s: could not keep its call for the track record", record.id)
 
     async def _recover_node_events(self, record: RunRecord, outcome: RunOutcome) -> None:
         """A node whose writes reached the checkpoint but whose node_finished did not reach the

@@ -61,3 +61,53 @@ def test_a_key_reads_only_its_own_calls(tmp_path: Path) -> None:
         _run(client, Q2, "Q2 2021", headers=a)
         assert _run(client, Q3, "Q3 2021", headers=b)["track_record"] is None
         assert _run(client, Q3, "Q3 2021", headers=a)["track_record"]["earlier_calls"] == 1
+
+
+def test_the_companies_routes_list_a_keys_companies_and_their_track_record(
+    tmp_path: Path,
+) -> None:
+    a, b = {"Authorization": "Bearer key-a"}, {"Authorization": "Bearer key-b"}
+    with api(tmp_path, api_keys="key-a,key-b") as client:
+        _run(client, Q2, "Q2 2021", headers=a)
+        _run(client, Q3, "Q3 2021", headers=a)
+        listed = client.get("/v1/companies", headers=a).json()
+        assert [(c["id"], c["newest_period"]) for c in listed] == [("ACME", "Q3 2021")]
+        assert client.get("/v1/companies", headers=b).json() == []
+        detail = client.get("/v1/companies/acme", headers=a).json()
+        assert [c["period"] for c in detail["calls"]] == ["Q2 2021", "Q3 2021"]
+        assert detail["periods"] == ["Q2 2021", "Q3 2021"]
+        assert detail["track_record"]["revisions"][0]["verdict"] == "raised"
+        missing = client.get("/v1/companies/ACME", headers=b)
+        assert missing.status_code == 404 and "ACME" in missing.json()["detail"]
+
+
+def test_ingest_then_history_in_any_order(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    """`ingest` reads a folder into the local store (an ECTSum-style name gives the ticker and
+    quarter); the track record is the same whichever call was ingested first; `history` prints
+    it; a later call of the same period supersedes, and both stay listed."""
+    import json as _json
+
+    from app.cli import main
+
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    results = []
+    for order in (("ACME_q3_2021", "ACME_q2_2021"), ("ACME_q2_2021", "ACME_q3_2021")):
+        monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "-".join(order)))
+        for name in order:
+            folder = tmp_path / f"in-{name}"
+            folder.mkdir(exist_ok=True)
+            (folder / f"{name}.txt").write_text(Q3 if "q3" in name else Q2, encoding="utf-8")
+            assert main(["ingest", str(folder)]) == 0
+        capsys.readouterr()
+        assert main(["history", "ACME", "--json"]) == 0
+        results.append(_json.loads(capsys.readouterr().out)["track_record"])
+    assert results[0] == results[1] and results[0]["revisions"][0]["verdict"] == "raised"
+    assert main(["history", "ACME"]) == 0
+    shown = capsys.readouterr().out
+    assert "Track record: 1 earlier call(s)" in shown and "raised" in shown
+    assert main(["history", "NOPE"]) == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["ingest", str(empty)]) == 2
+    assert "no ID.txt" in capsys.readouterr().err
