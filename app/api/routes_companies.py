@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from app.api.deps import ManagerDep, OwnerDep
 from app.api.errors import ApiError
 from app.api.schemas import refusals
-from app.service.companies import company_history
+from app.service.companies import company_history, series
 from core.contract import TrackRecord
 from core.memory import company_key
 
@@ -44,9 +44,33 @@ class StoredCallOut(BaseModel):
     current: bool = Field(description="the newest stored call of its period (false: superseded)")
 
 
+class PointOut(BaseModel):
+    period: str
+    value: float
+    text: str = Field(description="as the call stated it")
+
+
+class RangeOut(BaseModel):
+    period: str
+    low: float
+    high: float
+    text: str
+    guided_in: str = Field(description="the period of the call that gave the outlook")
+
+
+class SeriesOut(BaseModel):
+    metric: str
+    basis: str | None
+    role: str = Field(description='"result" (a level) or "change" (a growth rate)')
+    unit: str
+    results: list[PointOut]
+    guidance: list[RangeOut] = Field(description="the latest outlook given for each period")
+
+
 class CompanyDetail(BaseModel):
     id: str
     calls: list[StoredCallOut]
+    lines: list[SeriesOut] = Field(description="each line over the quarters, for a chart")
     periods: list[str] = Field(description="the periods the track record reads, in order")
     track_record: TrackRecord | None = Field(
         description="the newest call against the earlier ones (None: one period stored)"
@@ -90,7 +114,16 @@ async def get_company(
         )
         for c in found.calls
     ]  # fmt: skip
+    lines = [
+        SeriesOut(
+            metric=s.metric, basis=s.basis, role=s.role, unit=s.unit,
+            results=[PointOut(period=p.period, value=p.value, text=p.text) for p in s.results],
+            guidance=[RangeOut(period=r.period, low=r.low, high=r.high, text=r.text,
+                               guided_in=r.guided_in) for r in s.guidance],
+        )
+        for s in series(found.current)
+    ]  # fmt: skip
     return CompanyDetail(
-        id=public_id(found.key), calls=calls,
+        id=public_id(found.key), calls=calls, lines=lines,
         periods=[r.period.label() or "" for r in found.current], track_record=found.track_record,
     )  # fmt: skip

@@ -65,3 +65,60 @@ async def company_history(store: Store, owner: str | None, key: str) -> CompanyH
     current = current_calls(c.record for c in calls)
     record = track_record(current[-1], current[:-1]) if len(current) > 1 else None
     return CompanyHistory(key=key, calls=calls, current=current, track_record=record)
+
+
+@dataclass(frozen=True)
+class Point:
+    period: str
+    value: float
+    text: str
+
+
+@dataclass(frozen=True)
+class Range:
+    period: str
+    low: float
+    high: float
+    text: str
+    guided_in: str  # the period of the call that gave it
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line over the stored quarters, for the company chart: each call's verified result
+    for its own period, and each outlook stated for a period (the latest before it)."""
+
+    metric: str
+    basis: str | None
+    role: str
+    unit: str
+    results: list[Point]
+    guidance: list[Range]
+
+
+def series(current: list[CallRecord]) -> list[Series]:
+    """The lines with at least two points (results or outlooks), in the trend's order."""
+    from core.memory import TREND_METRICS, period_order
+
+    results: dict[tuple[str, str | None, str, str], dict[str, Point]] = {}
+    guided: dict[tuple[str, str | None, str, str], dict[str, Range]] = {}
+    order: dict[str, tuple[int, float]] = {}
+    for record in current:  # in period order: a later outlook replaces an earlier one
+        for line in record.results:
+            label = line.period.label() or ""
+            order[label] = period_order(line.period)
+            results.setdefault(line.key, {})[label] = Point(label, line.low, line.text)
+        for line in record.outlooks:
+            label = line.period.label() or ""
+            order[label] = period_order(line.period)
+            guided.setdefault(line.key, {})[label] = Range(
+                label, line.low, line.high, line.text, record.period.label() or ""
+            )
+    out: list[Series] = []
+    for key in sorted(set(results) | set(guided), key=lambda k: (
+            TREND_METRICS.index(k[0]) if k[0] in TREND_METRICS else 99, k)):  # fmt: skip
+        points = sorted(results.get(key, {}).values(), key=lambda p: order[p.period])
+        ranges = sorted(guided.get(key, {}).values(), key=lambda r: order[r.period])
+        if len(points) + len(ranges) >= 2:
+            out.append(Series(key[0], key[1], key[2], key[3], points, ranges))
+    return out

@@ -496,3 +496,25 @@ def test_graph_after_a_resume_equals_an_uninterrupted_run(server: Server, page: 
     assert got[0] == got[1]
     states = dict((name, state) for name, state, _ in got[1])
     assert states["risk_analyst"] == "done" and "skipped" not in states.values()
+
+
+def test_company_view_charts_a_line_with_its_guidance(server: Server, page: Any) -> None:
+    """Two calls of one company (issue 40): the Companies page lists it; its page draws the
+    chosen line over the quarters (a point a result, a bar the outlook given for a period) and
+    the newest call's track record."""
+    q2 = ("Revenue was $590 million, up 6% year over year. For the full year we expect revenue "
+          "of $2.35 billion to $2.42 billion.\n")  # fmt: skip
+    q3 = ("Revenue was $612 million, up 8% year over year. We now expect full-year revenue of "
+          "$2.40 billion to $2.46 billion.\n")  # fmt: skip
+    for text, period in ((q2, "Q2 2021"), (q3, "Q3 2021")):
+        server.wait_finished(server.start_run(text, pipeline="facts", ticker="ACME", period=period))
+    page.goto(server.url + "/#/companies")
+    page.locator("table.companies a", has_text="ACME").click()
+    page.wait_for_selector("svg.company-chart")
+    assert page.locator("svg.company-chart .result circle").count() == 2
+    assert page.locator("svg.company-chart .guided rect").count() == 1  # FY 2021's latest outlook
+    assert page.locator("svg.company-chart .guided title").text_content().startswith(
+        "FY 2021: guided $2.40 billion to $2.46 billion")  # fmt: skip
+    raised = page.locator("table.revisions tbody tr")
+    assert raised.count() == 1 and "raised" in raised.inner_text()
+    page.screenshot(path=str(OUT / "company.png"), full_page=True)

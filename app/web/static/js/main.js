@@ -1,7 +1,8 @@
-// Hash routes: #/new, #/runs/ID, #/history, #/compare/A/B. The API key prompt lives here.
+// Hash routes: #/new, #/runs/ID, #/history, #/companies, #/companies/ID, #/compare/A/B. The API key prompt lives here.
 
 import { apiKey, onKeyNeeded, setApiKey } from "./api.js";
 import { clear, h } from "./dom.js";
+import { companiesView, companyView } from "./companies.js";
 import { compareView } from "./compare.js";
 import { historyView } from "./history.js";
 import { newRunView } from "./newrun.js";
@@ -61,6 +62,10 @@ async function route() {
       await runView(main, parts[1], { navigate, addCleanup: (fn) => cleanups.push(fn) });
     } else if (parts[0] === "history") {
       await historyView(main, navigate, new URLSearchParams(qs || ""));
+    } else if (parts[0] === "companies" && parts[1]) {
+      await companyView(main, decodeURIComponent(parts[1]));
+    } else if (parts[0] === "companies") {
+      await companiesView(main);
     } else if (parts[0] === "compare" && parts[1] && parts[2]) {
       await compareView(main, parts[1], parts[2]);
     } else {
