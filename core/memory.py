@@ -137,7 +137,7 @@ def record_of(
     placed = parse_label(period or ident.period)
     if placed is None or placed.year is None:
         return None
-    results = [_result(k) for k in facts.key_figures if k.segment is None]
+    results = [x for k in facts.key_figures if k.segment is None for x in _results(k)]
     outlooks = [_outlook(g) for g in (*facts.guidance, *facts.unconfirmed_guidance)
                 if g.segment is None and _usable_guidance(g)]  # fmt: skip
     return CallRecord(
@@ -148,11 +148,19 @@ def record_of(
     )  # fmt: skip
 
 
-def _result(k: KeyFigure) -> Line | None:
+def _results(k: KeyFigure) -> list[Line | None]:
+    """A key figure's result, and the change stated with it ("$612 million, up 8%": the 8% is
+    the same line's growth, verified with it)."""
     p = parse_label(k.period)
     if p is None or p.year is None:
-        return None
-    return Line(k.metric, k.basis, k.role, k.unit, p, k.value, k.value, k.text, k.sentence)
+        return []
+    out: list[Line | None] = [
+        Line(k.metric, k.basis, k.role, k.unit, p, k.value, k.value, k.text, k.sentence)]
+    c = k.change
+    if c is not None and k.role == "result" and c.role == "change":
+        out.append(Line(k.metric, c.basis, "change", c.unit, p, c.value, c.value, c.text,
+                        k.sentence))  # fmt: skip
+    return out
 
 
 def _outlook(g: GuidanceItem) -> Line | None:
