@@ -155,7 +155,8 @@ def _results(k: KeyFigure) -> list[Line | None]:
     if p is None or p.year is None:
         return []
     out: list[Line | None] = [
-        Line(k.metric, k.basis, k.role, k.unit, p, k.value, k.value, k.text, k.sentence)]
+        Line(k.metric, k.basis, k.role, k.unit, p, k.value, k.value, k.text, k.sentence)
+    ]
     c = k.change
     if c is not None and k.role == "result" and c.role == "change":
         out.append(Line(k.metric, c.basis, "change", c.unit, p, c.value, c.value, c.text,

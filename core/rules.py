@@ -11,6 +11,7 @@ from core.contract import (
     KeyFigure,
     Position,
     Recommendation,
+    TrackRecord,
     markdown_text,
 )
 from core.facts.text import excerpt
@@ -67,8 +68,30 @@ def _growth_signals(facts: CallFacts) -> list[Signal]:
     return out
 
 
-def signals(facts: CallFacts) -> list[Signal]:
-    """Every rule that fires on these facts."""
+def _record_signals(record: TrackRecord) -> list[Signal]:
+    """The company's earlier calls against this one (only comparisons of two stated, verified
+    figures of a line where more is better): an outlook the numbers show raised or lowered where
+    the call's own words did not say so, and a result that beat or missed what was guided."""
+    out: list[Signal] = []
+    for r in record.revisions:
+        if r.metric in MORE_IS_BETTER and r.verdict in ("raised", "lowered") and not r.call_says:
+            out.append(Signal(
+                f"{r.metric.replace('_', ' ')} outlook {r.verdict} against the previous call's "
+                f"({r.period})", 1.5 if r.verdict == "raised" else -1.5,
+                f"`{r.earlier}` then, `{r.now}` now: {_quote(r.now_quote or '', (r.now or '',))}",
+                fundamental=True))  # fmt: skip
+    for d in record.delivered:
+        if d.metric in MORE_IS_BETTER and d.verdict in ("beat", "missed"):
+            out.append(Signal(
+                f"{d.metric.replace('_', ' ')} {d.verdict} the outlook ({d.period})",
+                1.0 if d.verdict == "beat" else -1.0,
+                f"guided `{d.guided}` ({d.guided_period}), delivered `{d.actual}`",
+                fundamental=True))  # fmt: skip
+    return out
+
+
+def signals(facts: CallFacts, record: TrackRecord | None = None) -> list[Signal]:
+    """Every rule that fires on these facts (and on the company's track record, when given)."""
     out: list[Signal] = []
     weights = {"raised": 2.0, "lowered": -2.0, "withdrawn": -2.0, "reaffirmed": 0.5}
     for g in facts.guidance:
@@ -77,6 +100,8 @@ def signals(facts: CallFacts) -> list[Signal]:
             out.append(Signal(f"guidance {g.direction} ({g.label})", w,
                               _quote(g.sentence, (g.text,)), fundamental=True))  # fmt: skip
     out += _growth_signals(facts)
+    if record is not None:
+        out += _record_signals(record)
     if facts.tone is not None:
         out += _tone_signals(facts)
     questions = [q for t in facts.qa_themes for q in t.questions]
@@ -114,10 +139,13 @@ def _position(score: float) -> tuple[Position, int]:
     return Position.NEUTRAL, 50
 
 
-def stance(facts: CallFacts) -> tuple[list[Recommendation], list[Signal]]:
-    """1d and 1w weigh every signal alike; 1m weighs fundamentals (guidance, reported growth)
-    one and a half times and tone half. No signal, no conviction: NEUTRAL at 50%."""
-    fired = signals(facts)
+def stance(
+    facts: CallFacts, record: TrackRecord | None = None
+) -> tuple[list[Recommendation], list[Signal]]:
+    """1d and 1w weigh every signal alike; 1m weighs fundamentals (guidance, reported growth,
+    the track record) one and a half times and tone half. No signal, no conviction: NEUTRAL at
+    50%."""
+    fired = signals(facts, record)
     recs = []
     for horizon in (Horizon.DAY, Horizon.WEEK, Horizon.MONTH):
         month = horizon is Horizon.MONTH
@@ -141,8 +169,10 @@ def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
         "below (LONG at `+1.5` or more, SHORT at `-1.5` or less, otherwise NEUTRAL; over a "
         "month, guidance and reported growth weigh `1.5x` and tone `0.5x`). They read only the "
         "rows the code attributed: guidance the call says it raised, lowered, reaffirmed or "
-        "withdrew, and company-wide results whose stated change is up or down (metrics where "
-        "more is better).",
+        "withdrew, company-wide results whose stated change is up or down (metrics where "
+        "more is better), and, when the company has earlier stored calls, an outlook the numbers "
+        "show raised or lowered against the previous call's and a result that beat or missed "
+        "what was guided.",
         "",
     ]
     if fired:

@@ -94,7 +94,7 @@ async def _track_record(
 async def stance(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The facts pipeline's report: a stance per horizon from rules over the facts, each rule
     that fired quoted from the call. No model call."""
-    recs, fired = rules.stance(state["facts"])
+    recs, fired = rules.stance(state["facts"], state.get("track_record"))
     draft = Draft(
         author="rules", model="none (rules over the call facts)",
         markdown=rules.stance_markdown(recs, fired), recommendations=recs,

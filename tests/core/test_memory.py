@@ -166,3 +166,25 @@ def test_from_the_call_facts_of_two_invented_calls() -> None:
     assert [(r.metric, r.period, r.verdict) for r in tr.revisions] == [
         ("revenue", "FY 2021", "raised")]  # fmt: skip
     assert [t.values for t in tr.trend] == [{"Q2 2021": "$590 million", "Q3 2021": "$612 million"}]
+
+
+def test_the_facts_pipelines_rules_read_the_track_record() -> None:
+    """A raise the numbers show (the call's words did not say it) and a beat of what was guided
+    are fundamental signals; the same facts without a record fire neither."""
+    from core.rules import signals, stance
+
+    q2 = _call("q2", "Q2 2021", outlooks=(_line("revenue", "FY 2021", 2.35, 2.42),
+                                          _line("revenue", "Q3 2021", 600.0, 610.0)))  # fmt: skip
+    q3 = _call("q3", "Q3 2021", results=(_line("revenue", "Q3 2021", 620.0),),
+               outlooks=(_line("revenue", "FY 2021", 2.40, 2.46),))  # fmt: skip
+    record = track_record(q3, [q2])
+    assert record is not None
+    facts = call_facts(parse_transcript("We had a good quarter.\n"))
+    fired = signals(facts, record)
+    names = [s.rule for s in fired]
+    assert names == ["revenue outlook raised against the previous call's (FY 2021)",
+                     "revenue beat the outlook (Q3 2021)"]  # fmt: skip
+    assert [s.weight for s in fired] == [1.5, 1.0] and all(s.fundamental for s in fired)
+    assert signals(facts) == []
+    recs, _ = stance(facts, record)
+    assert recs[2].position.value == "LONG"  # a month weighs the fundamentals 1.5x
