@@ -192,6 +192,17 @@ async def get_report_markdown(record: RunDep) -> PlainTextResponse:
 
 
 @router.get(
+    "/{run_id:run_id}/report.json",
+    response_model=Report,
+    responses=refusals(404, 409),
+)
+async def get_report_json(record: RunDep) -> Report:
+    """The typed Report alone (what `GET /v1/runs/{id}` carries as `report`), as the CLI's
+    report.json holds it."""
+    return _report(record)
+
+
+@router.get(
     "/{run_id:run_id}/report.pdf",
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}}, **refusals(404, 409)},

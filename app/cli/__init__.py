@@ -1,5 +1,6 @@
-"""`earnings-desk`: analyze a transcript, evaluate pipelines over a folder of calls, list
-pipelines, print a pipeline's graph, serve the API.
+"""`earnings-desk`: analyze a transcript, keep and read a company's calls, evaluate pipelines over
+a folder of calls, backtest, list pipelines, print a pipeline's graph, serve the API and the web
+page.
 
 Exit codes: 0 succeeded, 1 run failed, 2 bad input or settings, 3 report degraded (written, but
 a node's output could not be parsed; see the report's failures).
@@ -206,7 +207,8 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     )
     store = await Store.open(settings.database_url, settings.runs_path)  # the company's calls
     try:
-        async with Engine.open(settings) as engine:
+        # the facts pipeline asks no model: the local model's server is not started for it
+        async with Engine.open(settings, chat_models=args.pipeline != "facts") as engine:
             with Progress(
                 console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
             ) as progress:
@@ -290,8 +292,20 @@ def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> in
     return EXIT_OK
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("earnings-desk")
+    except PackageNotFoundError:  # a checkout run without installing
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="earnings-desk", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="earnings-desk", description=" ".join(__doc__.split("\n\n")[0].split())
+    )
+    parser.add_argument("--version", action="version", version=f"earnings-desk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     an = sub.add_parser("analyze", help="turn a transcript into report.md and report.json")
     an.add_argument("path", help="transcript: plain text or the markdown call format")
@@ -420,6 +434,17 @@ def worker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `earnings-desk pipelines --json | head`: the reader stopped
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+        return EXIT_OK
+
+
+def _main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     console = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)

@@ -44,6 +44,31 @@ def _bounds(field: FieldInfo) -> str:
     return f" ({low}-{high})" if low is not None else f" (<= {high})"
 
 
+class _Unset:
+    """`--flag none` on an option that may be unset (`token_budget`): explicitly none, which
+    an absent flag (the EDESK_ default) is not."""
+
+    def __repr__(self) -> str:
+        return "none"
+
+
+NONE = _Unset()
+
+
+def _or_none(typ: Any) -> Any:
+    def convert(text: str) -> Any:
+        if text.strip().lower() == "none":
+            return NONE
+        return typ(text)
+
+    convert.__name__ = getattr(typ, "__name__", "value")  # argparse names it in its errors
+    return convert
+
+
+def _nullable(annotation: Any) -> bool:
+    return get_origin(annotation) in (Union, types.UnionType) and type(None) in get_args(annotation)
+
+
 def cli_fields(options: type[RunOptions] = RunOptions) -> dict[str, FieldInfo]:
     return {k: f for k, f in options.model_fields.items() if surface(f).cli}
 
@@ -67,6 +92,9 @@ def add_flags(parser: argparse.ArgumentParser, options: type[RunOptions] = RunOp
         elif get_origin(typ) is tuple:
             members = get_args(get_args(typ)[0])
             kw.update(metavar=meta.metavar or "A,B", help=f"{help_text} ({','.join(members)})")
+        elif _nullable(field.annotation):
+            kw.update(type=_or_none(typ), metavar=meta.metavar or name.upper())
+            kw["help"] = f"{help_text}; `none` for none"
         else:
             kw.update(type=typ, metavar=meta.metavar or name.upper())
         group.add_argument(flag, **kw)
@@ -80,6 +108,9 @@ def given_flags(
     for name, field in cli_fields(options).items():
         value = getattr(args, f"opt_{name}", None)
         if value is None:
+            continue
+        if value is NONE:
+            given[name] = None
             continue
         if get_origin(_inner(field.annotation)) is tuple and isinstance(value, str):
             value = comma_items(value)

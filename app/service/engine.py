@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StreamMode
 from pydantic import BaseModel
 
-from app.llm.factory import LazyEmbeddings, ModelFactory
+from app.llm.factory import ConfigError, LazyEmbeddings, ModelFactory
 from app.llm.local import BUNDLED_NOTE, LocalLlamaServer, bundled_model_path
 from app.service.events import RunError, RunFinished, RunStarted, map_chunk
 from app.service.requests import RunRequest
@@ -27,7 +27,7 @@ from app.storage.errors import is_infra_error
 from core.context import RunContext, RunControl, RunStopped
 from core.contract import CallInfo, NodeTrace, Report
 from core.facts.tone import load_lexicon
-from core.llm.chat import ModelSource
+from core.llm.chat import ChatHandle, ModelSource
 from core.logctx import run_id_var
 from core.memory import CompanyMemory
 from core.options import RunOptions
@@ -59,6 +59,16 @@ def model_note(settings: Settings) -> str | None:
     if settings.uses_local() and settings.local_model_path is None:
         return BUNDLED_NOTE
     return None
+
+
+class NoChatModels:
+    """The model source of an engine opened for a pipeline that asks no chat model."""
+
+    def chat(self, role: str) -> ChatHandle:
+        raise ConfigError(
+            f"role {role} asked for a chat model, but this engine was opened without chat models "
+            "(for the facts pipeline)"
+        )
 
 
 class Engine:
@@ -93,12 +103,16 @@ class Engine:
         models: ModelSource | None = None,
         embeddings: Embeddings | None = None,
         embedding_name: str | None = None,
+        chat_models: bool = True,
     ) -> AsyncIterator[Engine]:
         """Start what the settings need; stop it all on exit. `models`/`embeddings` replace the
-        factory's (tests, benchmarks)."""
+        factory's (tests, benchmarks). `chat_models=False`: no chat model is started (the local
+        model's server stays down), for a run of a pipeline that asks none (`facts`)."""
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         async with AsyncExitStack() as stack:
             await asyncio.to_thread(load_lexicon)  # the facts node's dictionary, once a process
+            if models is None and not chat_models:
+                models = NoChatModels()
             if models is None:
                 local_url = None
                 if settings.uses_local():

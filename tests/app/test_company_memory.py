@@ -111,3 +111,15 @@ def test_ingest_then_history_in_any_order(tmp_path: Path, monkeypatch: Any, caps
     empty.mkdir()
     assert main(["ingest", str(empty)]) == 2
     assert "no ID.txt" in capsys.readouterr().err
+
+
+def test_the_report_as_json_has_its_own_route(tmp_path: Path) -> None:
+    with api(tmp_path) as client:
+        report = _run(client, Q2, "Q2 2021")
+        got = client.get(f"/v1/runs/{report['id']}/report.json")
+        assert got.status_code == 200 and got.headers["content-type"].startswith(
+            "application/json")  # fmt: skip
+        assert got.json()["pipeline"] == "facts" and got.json()["call"]["ticker"] == "ACME"
+        assert (
+            client.get("/v1/runs/0123456789abcdef0123456789abcdef/report.json").status_code == 404
+        )
