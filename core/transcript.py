@@ -27,7 +27,7 @@ _SPEAKER_RE = re.compile(r"^\*\*(?P<speaker>[^*\n]{1,80})\*\*\s*:?\s*$")
 # the speaker lines of the common published format: "Jane Doe -- Chief Financial Officer",
 # "John Roe -- Acme Securities -- Analyst", "Operator", and its section lines
 _NAMED_SPEAKER_RE = re.compile(
-    r"^(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+--\s+(?P<title>[^\n]{2,100}?)\s*:?$"
+    r"^(?P<name>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4})\s+--\s+(?P<title>[^:\n]{2,100}?)\s*:?$"
     r"|^(?P<operator>Operator)\s*:?$"
 )
 _NAMED_SECTION_RE = re.compile(
@@ -181,6 +181,9 @@ def parse_transcript(
         turns = _markdown_turns(text)
         if turns:
             return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
+    turns = _inline_turns(text)
+    if turns:
+        return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
     start, end = _strip_span(text, 0, len(text))
     return Transcript(
         text=text,
@@ -188,6 +191,18 @@ def parse_transcript(
         turns=[Turn(section=PLAIN_SECTION, speaker=None, start=start, end=end)],
         sha256=sha,
     )
+
+
+LAYOUT_NOT_RECOGNISED = (
+    'no speaker layout was recognised (markdown **Speaker** lines, "Name -- Title" lines, or '
+    '"Speaker: text" lines), so the call was read as one text with no speakers and no Q&A: '
+    "the Q&A themes and management's answers are missing"
+)
+
+
+def layout_note(transcript: Transcript) -> str | None:
+    """What the report and the CLI say when no speaker layout was recognised."""
+    return LAYOUT_NOT_RECOGNISED if transcript.format == "plain" else None
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -199,6 +214,104 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 Line = tuple[str, str] | None  # ("section", title) | ("title", "") | ("speaker", name) | None
+
+# -- the pasted layout: "Speaker: text" on one line ----------------------------------------------
+
+# "Jane Doe -- Chief Financial Officer: ...", "CEO: ...", "Operator: ...", "Jane Doe: ..." (a
+# name that speaks on two lines or more: the roster the call itself gives)
+_INLINE_RE = re.compile(r"^(?P<who>[A-Z][^:\n]{0,79}?)\s*:\s+(?P<body>\S)")
+_TITLE_WORDS = re.compile(
+    r"^(?:(?:the\s+)?(?:CEO|CFO|COO|CTO|CAO|President|Chair(?:man|woman)?|Moderator|Host|Operator|"
+    r"Analyst|Investor Relations|Head of Investor Relations|IR|Treasurer|Controller|Director|"
+    r"(?:Executive |Senior )?Vice President[\w ,&-]*|Chief [A-Z][\w ]*Officer))$"
+)
+_PERSON = re.compile(r"^[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|van|von|del|da)){0,4}$")
+_INLINE_SECTION = re.compile(
+    r"^(?:(?P<qa>Question[- ]and[- ]Answer Session|Questions? (?:&|and) Answers?|Q\s*&\s*A"
+    r"(?: Session)?)|(?P<pr>Prepared Remarks|Presentation))\s*:?$",
+    re.IGNORECASE,
+)
+QA_SECTION = "Questions and Answers"
+
+
+def _inline_speaker(who: str, roster: set[str]) -> str | None:
+    """The speaker an inline label names, or None when the label is not a speaker ("Revenue
+    for the quarter: up 8%" is a sentence)."""
+    who = " ".join(who.split())
+    if who.lower() == "operator":
+        return "Operator"
+    if "--" in who:
+        name, _, title = who.partition("--")
+        name, title = name.strip(), title.strip()
+        if _PERSON.match(name):
+            parts = [p.strip() for p in title.split("--")]
+            if parts[-1].lower() == "analyst":
+                firm = " -- ".join(parts[:-1])
+                return f"Analyst {name}" + (f" ({firm})" if firm else "")
+            return f"{name} ({title})"
+        return None
+    if _TITLE_WORDS.match(who):
+        return "Analyst" if who.lower() == "analyst" else who
+    if who in roster:
+        return who
+    return None
+
+
+def _inline_turns(text: str) -> list[Turn]:
+    """The turns of a call pasted as "Speaker: text" lines (with "Question-and-Answer Session"
+    style section lines): at least three labelled turns by at least two speakers, else none.
+    In the Q&A, a named speaker who did not speak in the prepared remarks is an analyst."""
+    lines = text.split("\n")
+    labels = [m.group("who").strip() for ln in lines if (m := _INLINE_RE.match(ln.strip()))]
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    roster = {w for w, n in counts.items() if n >= 2 and _PERSON.match(w)}
+    turns: list[Turn] = []
+    section = "Prepared Remarks"
+    prepared: set[str] = set()
+    speaker: str | None = None
+    body_start: int | None = None
+    body_end = offset = 0
+
+    def close() -> None:
+        if body_start is None:
+            return
+        start, end = _strip_span(text, body_start, body_end)
+        if start < end:
+            turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+
+    for line in lines:
+        line_end = offset + len(line)
+        stripped = line.strip()
+        lead = len(line) - len(line.lstrip())
+        sec = _INLINE_SECTION.match(stripped)
+        m = _INLINE_RE.match(stripped)
+        named = _inline_speaker(m.group("who"), roster) if m else None
+        if sec is not None:
+            close()
+            body_start, speaker = None, None
+            section = QA_SECTION if sec.group("qa") else "Prepared Remarks"
+        elif m is not None and named is not None:
+            close()
+            if section == QA_SECTION and named not in prepared and _PERSON.match(named) and (
+                    named not in ("Operator",)):  # fmt: skip
+                named = f"Analyst {named}"
+            if section != QA_SECTION:
+                prepared.add(named)
+            speaker = named
+            body_start = offset + lead + m.start("body")
+            body_end = line_end
+        elif stripped:
+            if body_start is None:
+                body_start = offset
+            body_end = line_end
+        offset = line_end + 1
+    close()
+    speakers = {t.speaker for t in turns if t.speaker}
+    if sum(t.speaker is not None for t in turns) < 3 or len(speakers) < 2:
+        return []
+    return turns
 
 
 def _named_line(stripped: str) -> Line:

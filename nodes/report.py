@@ -36,6 +36,7 @@ from core.options import Profile
 from core.provenance import grounding_sources
 from core.recommendations import render_missing_recommendations, render_recommendations
 from core.state import Draft, PipelineState
+from core.transcript import layout_note
 from nodes.tracing import NodeFn
 
 # Pipelines whose paper fixes the report's format (SI4Fin's five sections, SAS's investment
@@ -200,6 +201,9 @@ def input_notes(state: PipelineState) -> list[str]:
     """What was cut from the given statements and prices as dated on or after the call, and,
     with no call date, which day the market data is as of."""
     out: list[str] = []
+    layout = layout_note(state["transcript"])
+    if layout is not None:
+        out.append(f"inputs: {layout}")
     financials, prices = state.get("financials"), state.get("prices")
     if financials is not None and financials.cut:
         out.append(f"inputs: {financials.cut}")

@@ -3,6 +3,7 @@ parsed transcript, refusing bad input with a 4xx that names the field, before an
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from datetime import date
@@ -17,13 +18,13 @@ from app.api.schemas import RunCreate
 from app.market.http import VendorError
 from app.market.sources import fill, resolve_source
 from app.settings import Settings
+from core.documents import transcript_text
 from core.inputs import InputError, before_the_call
 from core.transcript import (
     Transcript,
     TranscriptError,
     TranscriptTooLarge,
     TranscriptTooManyLines,
-    decode_transcript,
     parse_transcript,
 )
 
@@ -114,8 +115,11 @@ async def read_run_request(request: Request, settings: Settings) -> RunCreate:
         upload = form.get("transcript")
         if isinstance(upload, UploadFile):
             raw = await upload.read(settings.max_transcript_bytes + 1)
-            try:
-                text = decode_transcript(raw, **settings.transcript_bounds())
+            try:  # a PDF, a Word file, a saved web page or text (core.documents)
+                text = await asyncio.to_thread(
+                    transcript_text, raw, upload.filename or "the uploaded file",
+                    **settings.transcript_bounds(),
+                )  # fmt: skip
             except TranscriptError as exc:
                 raise transcript_refusal(exc) from None
         elif isinstance(upload, str):

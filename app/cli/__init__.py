@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, get_args
@@ -41,7 +42,12 @@ from core.inputs import (
     read_financials,
     read_prices,
 )
-from core.transcript import Transcript, TranscriptError, decode_transcript, parse_transcript
+from core.transcript import (
+    Transcript,
+    TranscriptError,
+    layout_note,
+    parse_transcript,
+)
 from graphs import PIPELINES, draw, get_pipeline
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED = 0, 1, 2, 3
@@ -77,8 +83,23 @@ def mermaid(pipeline: str) -> str:
 
 
 def read_transcript(path: Path, settings: Settings) -> Transcript:
-    """The call from a file, within the server's bounds (EDESK_MAX_TRANSCRIPT_BYTES, _LINES):
+    """The call from a file (text, markdown, PDF, Word, a saved web page: core.documents) or
+    from standard input (`-`), within the server's bounds (EDESK_MAX_TRANSCRIPT_BYTES, _LINES):
     a usage error naming the bound otherwise (exit 2)."""
+    from core.documents import transcript_text
+
+    bounds = settings.transcript_bounds()
+    if str(path) == "-":
+        data = sys.stdin.buffer.read(settings.max_transcript_bytes + 1)
+        try:
+            return parse_transcript(transcript_text(data, "standard input", **bounds), **bounds)
+        except TranscriptError as exc:
+            raise UsageError(f"standard input: {exc}") from None
+    if re.match(r"^[a-z][a-z0-9+.-]*:/", str(path), re.IGNORECASE) and not path.exists():
+        raise UsageError(
+            f"{path}: the CLI reads files, not web addresses; save the page (an HTML page from "
+            "a transcript site is read) or the PDF and give its path, or pipe the text with `-`"
+        )
     if not path.exists():
         raise UsageError(f"{path}: no such file")
     if not path.is_file():
@@ -90,8 +111,7 @@ def read_transcript(path: Path, settings: Settings) -> Transcript:
             f"(EDESK_MAX_TRANSCRIPT_BYTES={settings.max_transcript_bytes})"
         )
     try:
-        bounds = settings.transcript_bounds()
-        return parse_transcript(decode_transcript(path.read_bytes(), **bounds), **bounds)
+        return parse_transcript(transcript_text(path.read_bytes(), str(path), **bounds), **bounds)
     except TranscriptError as exc:
         raise UsageError(f"{path}: {exc}") from None
 
@@ -205,6 +225,8 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
         highlight=False,
     )
+    if (layout := layout_note(transcript)) is not None:
+        console.print(f"[yellow]note:[/] {layout}", highlight=False)
     store = await Store.open(settings.database_url, settings.runs_path)  # the company's calls
     try:
         # the facts pipeline asks no model: the local model's server is not started for it
