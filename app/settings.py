@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.market import MarketSource
@@ -392,3 +392,21 @@ class Settings(BaseSettings, RunOptions):
     @property
     def chroma_path(self) -> Path:
         return self.data_dir / "chroma"
+
+
+def describe_settings_error(exc: ValidationError) -> str:
+    """Each problem of the EDESK_ settings in our words: the variable, what is wrong, the value
+    given (cut), what is allowed where the field says so; no library links or internal names."""
+    lines = []
+    prefix = Settings.model_config.get("env_prefix", "EDESK_")
+    for e in exc.errors():
+        name = str(e["loc"][0]) if e["loc"] else ""
+        field = Settings.model_fields.get(name)
+        var = f"{prefix}{name.upper()}" if name else "the settings"
+        msg = str(e["msg"]).removeprefix("Value error, ")
+        given = e.get("input")
+        shown = "" if given is None or isinstance(given, dict) else f" (given {str(given)[:60]!r})"
+        allowed = (f" (what it sets: {field.description})"
+                   if field is not None and field.description else "")  # fmt: skip
+        lines.append(f"{var}: {msg}{shown}{allowed}")
+    return "\n".join(lines)

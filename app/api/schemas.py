@@ -146,7 +146,7 @@ class RunSummary(BaseModel):
     @classmethod
     def of(cls, r: RunRecord) -> RunSummary:
         return cls(
-            id=r.id, pipeline=r.pipeline, status=r.status, call=r.input.call,
+            id=r.id, pipeline=r.pipeline, status=r.status, call=r.call_named,
             transcript_sha256=transcript_sha256(r.input.transcript),
             created_at=r.created_at, started_at=r.started_at, finished_at=r.finished_at,
             error=r.error, failed_node=r.failed_node, reason=r.reason,

@@ -23,6 +23,8 @@ from app.cli.companies import CompaniesUsageError, run_history, run_ingest
 from app.cli.companies import add_parsers as add_company_parsers
 from app.cli.options import OptionError, add_flags, resolve
 from app.cli.progress import Progress
+from app.cli.runs import RunsUsageError, run_runs, stored_record
+from app.cli.runs import add_parser as add_runs_parser
 from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
 from app.llm.factory import ConfigError, check_roles
 from app.llm.local import LocalModelError
@@ -31,8 +33,8 @@ from app.market import MarketSource
 from app.service.companies import StoreMemory, remember_call
 from app.service.engine import Engine, RunOutcome
 from app.service.requests import RunRequest
-from app.settings import Settings
-from app.storage import Store
+from app.settings import Settings, describe_settings_error
+from app.storage import RunInput, Store, now
 from core.contract import CallInfo
 from core.inputs import (
     Financials,
@@ -227,7 +229,8 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     )
     if (layout := layout_note(transcript)) is not None:
         console.print(f"[yellow]note:[/] {layout}", highlight=False)
-    store = await Store.open(settings.database_url, settings.runs_path)  # the company's calls
+    store = await Store.open(settings.database_url, settings.runs_path)  # runs, company calls
+    started = now()
     try:
         # the facts pipeline asks no model: the local model's server is not started for it
         async with Engine.open(settings, chat_models=args.pipeline != "facts") as engine:
@@ -239,6 +242,10 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
                     prices=prices, memory=StoreMemory(store, None),
                 )  # fmt: skip
                 outcome = await engine.run(request, on_event=progress)
+        # kept in the store `serve` reads: `earnings-desk runs`, the History, /v1/runs (no key)
+        stored = RunInput(transcript=transcript.text, call=call, options=options,
+                          financials=financials, prices=prices)  # fmt: skip
+        await store.create(stored_record(outcome.run_id, args.pipeline, stored, outcome, started))
         if outcome.report is not None:
             await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
     finally:
@@ -330,7 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"earnings-desk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     an = sub.add_parser("analyze", help="turn a transcript into report.md and report.json")
-    an.add_argument("path", help="transcript: plain text or the markdown call format")
+    an.add_argument(
+        "path",
+        help="the call: text or markdown (speaker lines or 'Speaker: text' lines), a PDF, a Word "
+        "file, an HTML page saved from a transcript site, or - for standard input",
+    )
     an.add_argument("--pipeline", default="findebate", choices=list(PIPELINES))
     an.add_argument("--company")
     an.add_argument("--ticker")
@@ -368,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_parser(sub)
     add_company_parsers(sub)
+    add_runs_parser(sub)
     bt = sub.add_parser(
         "backtest",
         help="judge an evaluation's recommendations against the prices after each call",
@@ -493,7 +505,8 @@ def _main(argv: list[str] | None = None) -> int:
         settings = Settings()
         check_roles(settings)  # the roles a setting names are the nodes' (before any start-up)
     except ValidationError as exc:
-        err.print(f"[red]error:[/] invalid EDESK_ settings:\n{exc}")
+        err.print("[red]error:[/] invalid EDESK_ settings:")
+        err.print(describe_settings_error(exc), highlight=False, markup=False)
         return EXIT_USAGE
     except ConfigError as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
@@ -511,8 +524,11 @@ def _main(argv: list[str] | None = None) -> int:
             return asyncio.run(run_ingest(args, settings, console))
         if args.command == "history":
             return asyncio.run(run_history(args, settings, console))
+        if args.command == "runs":
+            return asyncio.run(run_runs(args, settings, console))
         return asyncio.run(_analyze(args, settings, console))
-    except (UsageError, EvalUsageError, CompaniesUsageError, ConfigError, LocalModelError) as exc:
+    except (UsageError, EvalUsageError, CompaniesUsageError, RunsUsageError, ConfigError,
+            LocalModelError) as exc:  # fmt: skip
         err.print(f"[red]error:[/] {exc}", highlight=False)
         return EXIT_USAGE
     except KeyboardInterrupt:

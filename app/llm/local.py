@@ -31,8 +31,9 @@ BUNDLED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_NOTE = (
     "Written by the bundled SmolLM2-135M-Instruct model (offline default). It proves the pipeline "
     "runs end to end without network or keys, but its analysis is not meaningful: it invents "
-    "figures and its stances do not follow the call. Point EDESK_OPENAI_BASE_URL at a real model "
-    "for real analysis."
+    "figures and its stances do not follow the call. For real analysis set EDESK_PROVIDER=openai "
+    "and EDESK_MODEL (and EDESK_OPENAI_BASE_URL for a vLLM, Ollama or llama.cpp server; "
+    "EDESK_OPENAI_API_KEY where it needs one)."
 )
 
 

@@ -57,6 +57,14 @@ class RunRecord(BaseModel):
     cancel_requested: bool = False
     thread_id: str | None = None
     eval_id: str | None = None
+    call_read: CallInfo | None = Field(
+        default=None, description="the call as its report names it (set when the report is)"
+    )
+
+    @property
+    def call_named(self) -> CallInfo:
+        """The call as a list shows it: as the report named it, else as it was given."""
+        return self.call_read or self.input.call
 
 
 class ThreadRecord(BaseModel):

@@ -34,7 +34,7 @@ from app.storage.records import (
 )
 from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
 from app.storage.tables import company_calls, evals, event_log, runs, threads
-from core.contract import Report
+from core.contract import CallInfo, Report
 from core.memory import CallRecord, company_key, record_from_json, record_to_json
 from core.transcript import transcript_sha256
 
@@ -68,6 +68,20 @@ def _value(value: Any) -> Any:
     return value.model_dump_json() if isinstance(value, BaseModel) else value
 
 
+def call_read(report: Report | None) -> str | None:
+    """The call as the report names it: the user's company, ticker and period over what the
+    call facts read (JSON for the `call_read` column)."""
+    if report is None:
+        return None
+    read = report.facts.call if report.facts is not None else None
+    given = report.call
+    return CallInfo(
+        company=given.company or (read.company if read else None),
+        ticker=given.ticker or (read.ticker if read else None),
+        period=given.period or (read.period if read else None),
+    ).model_dump_json()
+
+
 def to_run(row: Any) -> RunRecord:
     m = row._mapping
     return RunRecord(
@@ -79,6 +93,7 @@ def to_run(row: Any) -> RunRecord:
         prompt_tokens=m["prompt_tokens"], completion_tokens=m["completion_tokens"],
         cost=m["cost"], cancel_requested=bool(m["cancel_requested"]), thread_id=m["thread_id"],
         eval_id=m["eval_id"],
+        call_read=CallInfo.model_validate_json(m["call_read"]) if m.get("call_read") else None,
     )  # fmt: skip
 
 
@@ -242,6 +257,7 @@ class Store:
         # the options as given (unset fields stay unset: the executing engine's defaults)
         values["input"] = record.input.model_dump_json(exclude_unset=True)
         values["transcript_sha"] = transcript_sha256(record.input.transcript)
+        values["call_read"] = call_read(record.report)
         await self._write_rows(runs.insert().values(values))
 
     async def get(self, run_id: str) -> RunRecord | None:
@@ -314,7 +330,10 @@ class Store:
         unknown = set(fields) - ({c.name for c in _RUN_COLUMNS} - _IMMUTABLE)
         if unknown:
             raise KeyError(f"not updatable run fields: {sorted(unknown)}")
-        return {k: _value(v) for k, v in fields.items()}
+        sets = {k: _value(v) for k, v in fields.items()}
+        if isinstance(fields.get("report"), Report):
+            sets["call_read"] = call_read(fields["report"])
+        return sets
 
     async def update(self, run_id: str, **fields: Any) -> None:
         if fields:

@@ -68,6 +68,9 @@ runs = sa.Table(
     sa.Column("thread_id", sa.Text),  # indexed: runs_thread (migration 0005)
     # the evaluation whose report the run writes (runs started by POST /v1/evals)
     sa.Column("eval_id", sa.Text),  # indexed: runs_eval (migration 0006)
+    # the call as the report names it (the user's company, ticker, period over what the call
+    # facts read), JSON: lists name a run's call without reading its report (migration 0008)
+    sa.Column("call_read", sa.Text),
 )
 
 # LangGraph threads: containers of runs for the LangGraph SDK's routes. `id` is the thread's

@@ -53,3 +53,56 @@ def test_none_unsets_an_option_and_facts_needs_no_chat_model(
     with pytest.raises(SystemExit) as refused:
         main([*args[:-2], "--token-budget", "lots"])
     assert refused.value.code == 2 and "--token-budget" in capsys.readouterr().err
+
+
+def test_cli_runs_are_found_again_listed_exported_and_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """An `analyze` run is kept in the store `serve` reads: `runs` lists it with its call named
+    as the report names it, `runs show` and `runs export` (every format) find it by the start of
+    its id, `runs compare` sets two runs' horizons side by side; the API lists it too."""
+    from fastapi.testclient import TestClient
+
+    from app.api import create_app
+    from app.settings import Settings
+
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("COLUMNS", "200")  # the table on one line a row
+    monkeypatch.chdir(tmp_path)
+    for ticker in ("NWL", None):
+        args = ["analyze", str(SAMPLE), "--pipeline", "facts", "--out", str(tmp_path / "o")]
+        assert main(args + (["--ticker", ticker] if ticker else [])) == EXIT_OK
+    capsys.readouterr()
+    assert main(["runs", "--company", "NWL"]) == EXIT_OK
+    listed = capsys.readouterr().out
+    assert "Northwind Logistics (NWL) Q2 2026" in listed and "1 run(s) of 2" in listed
+    run_id = next(w for w in listed.split() if len(w) == 12 and w.isalnum())
+    assert main(["runs", "show", run_id[:8]]) == EXIT_OK
+    assert "1d: NEUTRAL 50%" in capsys.readouterr().out
+    for fmt, name in (("md", f"report-{run_id}.md"), ("json", f"report-{run_id}.json"),
+                      ("pdf", f"report-{run_id}.pdf"), ("xlsx", f"report-{run_id}.xlsx"),
+                      ("csv", f"report-{run_id}.csv.zip")):  # fmt: skip
+        assert main(["runs", "export", run_id, "--format", fmt]) == EXIT_OK
+        assert (tmp_path / name).stat().st_size > 100, name
+    capsys.readouterr()
+    assert main(["runs", "compare", run_id, "nope"]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err
+    with TestClient(create_app(Settings())) as client:
+        body = client.get("/v1/runs").json()
+        assert body["total"] == 2
+        named = {r["call"].get("ticker") for r in body["items"]}
+        assert named == {"NWL", None}
+        assert all(r["call"]["company"] == "Northwind Logistics" for r in body["items"])
+    ids = [r["id"] for r in body["items"]]
+    assert main(["runs", "compare", *ids]) == EXIT_OK
+    assert "1d" in capsys.readouterr().out
+
+
+def test_a_bad_setting_is_named_in_our_words(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    monkeypatch.setenv("EDESK_LEASE_SECONDS", "abc")
+    assert main(["runs"]) == 2
+    err = capsys.readouterr().err
+    assert "EDESK_LEASE_SECONDS: " in err and "'abc'" in err
+    assert "pydantic" not in err and "lease_seconds\n" not in err
