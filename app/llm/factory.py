@@ -41,6 +41,15 @@ def check_roles(settings: Settings) -> None:
                     f"EDESK_{name.upper()}: unknown role {role!r}; the roles are: "
                     f"{', '.join(ROLES)}"
                 )
+    if settings.faults:  # node names: a misspelled one would inject nothing, silently
+        from graphs import PIPELINES
+
+        nodes = sorted({n for spec in PIPELINES.values() for n in spec.build().nodes})
+        unknown = [n for n in settings.faults if n not in nodes]
+        if unknown:
+            raise ConfigError(
+                f"EDESK_FAULTS: unknown node {unknown[0]!r}; the nodes are: {', '.join(nodes)}"
+            )
 
 
 def completion_budget(settings: Settings, role: str, provider: Provider) -> int:

@@ -106,3 +106,13 @@ def test_a_bad_setting_is_named_in_our_words(monkeypatch: pytest.MonkeyPatch, ca
     err = capsys.readouterr().err
     assert "EDESK_LEASE_SECONDS: " in err and "'abc'" in err
     assert "pydantic" not in err and "lease_seconds\n" not in err
+
+
+def test_a_misspelled_node_in_edesk_faults_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_FAULTS", '{"synthesise": ["429"]}')
+    assert main(["runs"]) == 2
+    err = capsys.readouterr().err
+    assert "EDESK_FAULTS: unknown node 'synthesise'" in err and "synthesize" in err
