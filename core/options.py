@@ -37,6 +37,12 @@ ENSEMBLE_MEMBERS: tuple[EnsembleMember, ...] = get_args(EnsembleMember)
 # How passages are found for a query: embeddings, BM25 over words and figures, or both fused by
 # reciprocal rank (bench/retrieval.py measured hybrid best on ECTSum; docs/pipelines/findebate.md).
 Retriever = Literal["hybrid", "dense", "bm25"]
+# Every pipeline's name, in the order `graphs.PIPELINES` registers them (tests/graphs check it):
+# the CLI's choices without importing the graphs.
+PIPELINE_NAMES = (
+    "facts", "findebate", "multi_agent", "standard_rag", "zero_shot", "conversation",
+    "writer_feedback", "adversarial",
+)  # fmt: skip
 # Whose method a run follows: ours (the desk's additions) or each paper's as published.
 Profile = Literal["desk", "paper"]
 

@@ -4,6 +4,10 @@ page.
 
 Exit codes: 0 succeeded, 1 run failed, 2 bad input or settings, 3 report degraded (written, but
 a node's output could not be parsed; see the report's failures).
+
+This module only builds the parser and dispatches: the commands (`app.cli.commands` and its
+siblings) are imported once the arguments are read, so `--help` and `--version` answer without
+loading the models' libraries.
 """
 
 from __future__ import annotations
@@ -11,314 +15,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
-from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
-from pydantic import ValidationError
-from rich.console import Console
-
-from app.cli.companies import CompaniesUsageError, run_history, run_ingest
 from app.cli.companies import add_parsers as add_company_parsers
-from app.cli.options import OptionError, add_flags, resolve
-from app.cli.progress import Progress
-from app.cli.runs import RunsUsageError, run_runs, stored_record
+from app.cli.options import add_flags
 from app.cli.runs import add_parser as add_runs_parser
-from app.evaluation.cli import EvalUsageError, add_parser, run_eval_cli
-from app.llm.factory import ConfigError, check_roles
-from app.llm.local import LocalModelError
-from app.logs import configure
+from app.evaluation.args import add_parser as add_eval_parser
 from app.market import MarketSource
-from app.service.companies import StoreMemory, remember_call
-from app.service.engine import Engine, RunOutcome
-from app.service.requests import RunRequest
-from app.settings import Settings, describe_settings_error
-from app.storage import RunInput, Store, now
-from core.contract import CallInfo
-from core.inputs import (
-    Financials,
-    InputError,
-    Prices,
-    before_the_call,
-    read_financials,
-    read_prices,
-)
-from core.transcript import (
-    Transcript,
-    TranscriptError,
-    layout_note,
-    parse_transcript,
-)
-from graphs import PIPELINES, draw, get_pipeline
+from core.options import PIPELINE_NAMES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_DEGRADED = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as a message, exit code 2."""
-
-
-def node_names(pipeline: str) -> list[str]:
-    graph = draw(get_pipeline(pipeline).build().compile())
-    return [n for n in graph.nodes if not n.startswith("__")]
-
-
-def flow(pipeline: str) -> list[str]:
-    """The graph as text, one line per node: `a -> b, c` (always) and `a ?-> x | y` (routed)."""
-    graph = draw(get_pipeline(pipeline).build().compile())
-    order = {n: i for i, n in enumerate(graph.nodes)}
-    lines = []
-    for source in graph.nodes:
-        out = sorted((e for e in graph.edges if e.source == source), key=lambda e: order[e.target])
-        fixed = [e.target for e in out if not e.conditional]
-        routed = [e.target for e in out if e.conditional]
-        if fixed:
-            lines.append(f"{source} -> {', '.join(fixed)}")
-        if routed:
-            lines.append(f"{source} ?-> {' | '.join(routed)}")
-    return lines
-
-
-def mermaid(pipeline: str) -> str:
-    return str(draw(get_pipeline(pipeline).build().compile()).draw_mermaid())
-
-
-def read_transcript(path: Path, settings: Settings) -> Transcript:
-    """The call from a file (text, markdown, PDF, Word, a saved web page: core.documents) or
-    from standard input (`-`), within the server's bounds (EDESK_MAX_TRANSCRIPT_BYTES, _LINES):
-    a usage error naming the bound otherwise (exit 2)."""
-    from core.documents import transcript_text
-
-    bounds = settings.transcript_bounds()
-    if str(path) == "-":
-        data = sys.stdin.buffer.read(settings.max_transcript_bytes + 1)
-        try:
-            return parse_transcript(transcript_text(data, "standard input", **bounds), **bounds)
-        except TranscriptError as exc:
-            raise UsageError(f"standard input: {exc}") from None
-    if re.match(r"^[a-z][a-z0-9+.-]*:/", str(path), re.IGNORECASE) and not path.exists():
-        raise UsageError(
-            f"{path}: the CLI reads files, not web addresses; save the page (an HTML page from "
-            "a transcript site is read) or the PDF and give its path, or pipe the text with `-`"
-        )
-    if not path.exists():
-        raise UsageError(f"{path}: no such file")
-    if not path.is_file():
-        raise UsageError(f"{path}: not a file")
-    size = path.stat().st_size
-    if size > settings.max_transcript_bytes:  # refused before it is read
-        raise UsageError(
-            f"{path}: {size:,} bytes is over the {settings.max_transcript_bytes:,}-byte limit "
-            f"(EDESK_MAX_TRANSCRIPT_BYTES={settings.max_transcript_bytes})"
-        )
-    try:
-        return parse_transcript(transcript_text(path.read_bytes(), str(path), **bounds), **bounds)
-    except TranscriptError as exc:
-        raise UsageError(f"{path}: {exc}") from None
-
-
-def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | None]:
-    """--financials / --prices files: JSON, or CSV by extension; refused with the reason."""
-    loaded: dict[str, Any] = {}
-    for flag in ("financials", "prices"):
-        name = getattr(args, flag)
-        if not name:
-            loaded[flag] = None
-            continue
-        path = Path(name)
-        if not path.is_file():
-            raise UsageError(f"--{flag} {path}: no such file")
-        try:
-            loaded[flag] = (
-                read_financials(path) if flag == "financials"
-                else read_prices(path, ticker=args.ticker, benchmark=args.benchmark)
-            )  # fmt: skip
-        except (InputError, ValidationError) as exc:
-            raise UsageError(f"--{flag} {path}: {exc}") from None
-    return loaded["financials"], loaded["prices"]
-
-
-async def fetch_inputs(
-    args: argparse.Namespace,
-    settings: Settings,
-    financials: Financials | None,
-    prices: Prices | None,
-    console: Console | None = None,
-) -> tuple[Financials | None, Prices | None]:
-    """--fetch: what the files did not give, from the chosen source (--source, else
-    EDESK_MARKET_SOURCE; cached, rate-limited), saying where each input came from."""
-    from datetime import date
-
-    from app.market.http import VendorError
-    from app.market.sources import fill
-
-    if not args.ticker:
-        raise UsageError("--fetch needs --ticker")
-    if not args.call_date:
-        raise UsageError("--fetch needs --call-date YYYY-MM-DD (nothing from that day on is used)")
-    try:
-        call_date = date.fromisoformat(args.call_date)
-    except ValueError:
-        raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
-    try:
-        filled = await fill(
-            settings, args.source, args.ticker, call_date, financials, prices, args.benchmark
-        )
-    except VendorError as exc:
-        raise UsageError(str(exc)) from None
-    if console is not None:
-        console.print(f"market data: {filled.describe()}", highlight=False, markup=False)
-    return filled.financials, filled.prices
-
-
-def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    assert outcome.report is not None
-    from app.exports.tables import report_xlsx
-
-    md, js = out_dir / "report.md", out_dir / "report.json"
-    md.write_text(outcome.report.markdown + "\n", encoding="utf-8")
-    js.write_text(outcome.report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    xlsx = out_dir / "report.xlsx"
-    xlsx.write_bytes(report_xlsx(outcome.report))
-    written = [md, js, xlsx]
-    if outcome.report.appendix:  # code's sections, outside a paper's fixed format
-        appendix = out_dir / "appendix.md"
-        appendix.write_text(outcome.report.appendix + "\n", encoding="utf-8")
-        written.append(appendix)
-    return written
-
-
-async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
-    transcript = read_transcript(Path(args.path), settings)
-    financials, prices = read_inputs(args)
-    if args.fetch:
-        financials, prices = await fetch_inputs(args, settings, financials, prices, console)
-    elif args.call_date:
-        # the files' statements and prices: nothing dated on or after the call (the report
-        # says what was cut)
-        from datetime import date
-
-        try:
-            call_date = date.fromisoformat(args.call_date)
-        except ValueError:
-            raise UsageError(f"--call-date {args.call_date!r}: not a YYYY-MM-DD date") from None
-        try:
-            financials, prices = before_the_call(financials, prices, call_date)
-        except ValueError as exc:  # InputError too
-            raise UsageError(
-                f"--financials/--prices before --call-date {call_date}: {exc}"
-            ) from None
-    try:
-        options = resolve(args, args.pipeline, settings.run_defaults())
-    except OptionError as exc:
-        raise UsageError(str(exc)) from None
-    call = CallInfo(company=args.company, ticker=args.ticker, period=args.period)
-    out_dir = (
-        Path(args.out)
-        if args.out
-        else Path("reports") / Path(args.path).name.split(".")[0] / args.pipeline
-    )
-    console.print(
-        f"[bold]{args.pipeline}[/] on {args.path} "
-        f"({transcript.format}, {transcript.n_words:,} words, "
-        f"{len(transcript.turns)} turns); provider {settings.provider}"
-        + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
-        highlight=False,
-    )
-    if (layout := layout_note(transcript)) is not None:
-        console.print(f"[yellow]note:[/] {layout}", highlight=False)
-    store = await Store.open(settings.database_url, settings.runs_path)  # runs, company calls
-    started = now()
-    try:
-        # the facts pipeline asks no model: the local model's server is not started for it
-        async with Engine.open(settings, chat_models=args.pipeline != "facts") as engine:
-            with Progress(
-                console, node_names(args.pipeline), f"{args.pipeline}: {args.path}"
-            ) as progress:
-                request = RunRequest(
-                    args.pipeline, transcript, options, call, financials=financials,
-                    prices=prices, memory=StoreMemory(store, None),
-                )  # fmt: skip
-                outcome = await engine.run(request, on_event=progress)
-        # kept in the store `serve` reads: `earnings-desk runs`, the History, /v1/runs (no key)
-        stored = RunInput(transcript=transcript.text, call=call, options=options,
-                          financials=financials, prices=prices)  # fmt: skip
-        await store.create(stored_record(outcome.run_id, args.pipeline, stored, outcome, started))
-        if outcome.report is not None:
-            await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
-    finally:
-        await store.close()
-    if outcome.report is None:
-        console.print(f"[red]run failed[/] at node {outcome.failed_node or '?'}: {outcome.error}")
-        return EXIT_FAILED
-    paths = write_outputs(outcome, out_dir)
-    report = outcome.report
-    for rec in report.recommendations:
-        console.print(
-            f"  {rec.horizon.value}: {rec.position.value} {rec.conviction}%", highlight=False
-        )
-    for failure in report.failures:
-        console.print(f"[magenta]degraded[/]: {failure.node}: {failure.reason}", highlight=False)
-    console.print(f"wrote {', '.join(str(p) for p in paths)} ({report.tokens['total']:,} tokens)")
-    return EXIT_OK if report.status == "succeeded" else EXIT_DEGRADED
-
-
-async def fetch_price_files(
-    folder: Path, calls: Path, benchmark: str | None, source: MarketSource | None = None
-) -> list[str]:
-    """backtest --fetch: TICKER.json (every daily bar the source has: Alpha Vantage, or Stooq
-    when keyless) for each ticker of the calls, and the benchmark, that `folder` has no file
-    for. Returns the tickers fetched."""
-    from app.evaluation.backtest import BacktestError, PriceFolder, read_calls
-    from app.market.alphavantage import AlphaVantage
-    from app.market.http import VendorError
-    from app.market.sources import resolve_source
-    from app.market.stooq import Stooq
-
-    wanted = sorted({c.ticker for c in read_calls(calls).values()} | {benchmark or ""} - {""})
-    folder.mkdir(parents=True, exist_ok=True)
-    have = PriceFolder(folder)
-    missing = [t for t in wanted if have.path(t) is None]
-    settings = Settings()
-    try:  # one client: one rate-limit gate
-        vendor: AlphaVantage | Stooq = (
-            Stooq.from_settings(settings)
-            if resolve_source(source, settings) == "keyless"
-            else AlphaVantage.from_settings(settings)
-        )
-        for ticker in missing:
-            series = await vendor.series(ticker)
-            (folder / f"{ticker}.json").write_text(series.model_dump_json(), encoding="utf-8")
-    except (VendorError, ValidationError) as exc:
-        raise BacktestError(str(exc)) from None
-    return missing
-
-
-def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> int:
-    from app.evaluation.backtest import BacktestError, backtest, write
-
-    eval_out = Path(args.eval_out)
-    try:
-        if args.fetch:
-            fetched = asyncio.run(fetch_price_files(Path(args.prices), Path(args.calls),
-                                                    args.benchmark, args.source))  # fmt: skip
-            if fetched:
-                console.print(f"fetched prices of {', '.join(fetched)}", highlight=False)
-        result = backtest(eval_out, Path(args.prices), Path(args.calls), args.benchmark or None)
-        paths = write(result, Path(args.out) if args.out else eval_out / "backtest")
-    except BacktestError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
-        return EXIT_USAGE
-    if not result.boards:
-        err.print("[red]error:[/] no report could be priced:", highlight=False)
-        for line in result.unpriced:
-            err.print(f"  {line}", highlight=False, markup=False)
-        return EXIT_USAGE
-    console.print(paths[0].read_text(encoding="utf-8"), highlight=False, markup=False)
-    console.print(f"wrote {', '.join(str(p) for p in paths)}", highlight=False)
-    return EXIT_OK
 
 
 def _version() -> str:
@@ -342,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the call: text or markdown (speaker lines or 'Speaker: text' lines), a PDF, a Word "
         "file, an HTML page saved from a transcript site, or - for standard input",
     )
-    an.add_argument("--pipeline", default="findebate", choices=list(PIPELINES))
+    an.add_argument("--pipeline", default="findebate", choices=list(PIPELINE_NAMES))
     an.add_argument("--company")
     an.add_argument("--ticker")
     an.add_argument("--period")
@@ -377,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("pipelines", help="list pipelines and their nodes").add_argument(
         "--json", action="store_true"
     )
-    add_parser(sub)
+    add_eval_parser(sub)
     add_company_parsers(sub)
     add_runs_parser(sub)
     bt = sub.add_parser(
@@ -410,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bt.add_argument("--out", help="output folder (default EVAL_OUT/backtest)")
     gr = sub.add_parser("graph", help="print a pipeline's graph as mermaid")
-    gr.add_argument("name", choices=list(PIPELINES))
+    gr.add_argument("name", choices=list(PIPELINE_NAMES))
     sv = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs)")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)
@@ -428,45 +135,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def serve(args: argparse.Namespace, settings: Settings) -> int:
-    import uvicorn
-
-    from app.api import create_app
-
-    configure(args.log_level, settings.log_format)
-    # uvicorn's own access log prints query strings (which may hold an access_token): ours
-    # (app.api) logs method, path, status and time only.
-    from app.api.limits import guarded_h11
-
-    uvicorn.run(
-        create_app(settings),
-        host=args.host,
-        port=args.port,
-        http=guarded_h11(settings.header_timeout),  # slow headers: the connection is closed
-        log_level=args.log_level,
-        access_log=False,
-        # uvicorn's own lines (its tracebacks too) go through the root handler, which scrubs
-        log_config=None,
-    )
-    return EXIT_OK
-
-
-def worker(args: argparse.Namespace, settings: Settings) -> int:
-    from app.service.worker import is_alive, run_worker
-
-    if args.alive:
-        return EXIT_OK if is_alive(settings) else 1
-    if not (settings.database_url and settings.redis_url):
-        raise ConfigError("the worker needs EDESK_DATABASE_URL and EDESK_REDIS_URL")
-    configure(args.log_level, settings.log_format)
-    from app import telemetry
-
-    if telemetry.enabled():  # OTEL_EXPORTER_OTLP_ENDPOINT: spans per run and node
-        telemetry.setup()
-    asyncio.run(run_worker(settings))
-    return EXIT_OK
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -479,7 +147,28 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # --help and --version end here, before the imports
+    from pydantic import ValidationError
+    from rich.console import Console
+
+    from app.cli.commands import (
+        UsageError,
+        _analyze,
+        flow,
+        mermaid,
+        node_names,
+        run_backtest,
+        serve,
+        worker,
+    )
+    from app.cli.companies import CompaniesUsageError, run_history, run_ingest
+    from app.cli.runs import RunsUsageError, run_runs
+    from app.evaluation.cli import EvalUsageError, run_eval_cli
+    from app.llm.factory import ConfigError, check_roles
+    from app.llm.local import LocalModelError
+    from app.settings import Settings, describe_settings_error
+    from graphs import PIPELINES
+
     console = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     if args.command == "pipelines":

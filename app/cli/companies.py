@@ -11,19 +11,13 @@ import json
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+if TYPE_CHECKING:  # the commands import what they run when they run (a light `--help`)
+    from rich.console import Console
 
-from app.evaluation.dataset import DatasetError, load_dataset
-from app.service.companies import company_history
-from app.settings import Settings
-from app.storage import Store
-from core.contract import CallInfo
-from core.facts import call_facts
-from core.memory import company_key, record_of, track_record_markdown
-from core.transcript import parse_transcript, transcript_sha256
+    from app.settings import Settings
+    from app.storage import Store
 
 # ECTSum's file names: TICKER_qN_YYYY (the call's fiscal quarter), read when nothing else says
 _ECTSUM_NAME = re.compile(r"^(?P<ticker>[A-Z][A-Z.]{0,9})_q(?P<q>[1-4])_(?P<year>\d{4})$")
@@ -55,10 +49,26 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 async def _store(settings: Settings) -> Store:
+    from app.storage import Store
+
     return await Store.open(settings.database_url, settings.runs_path)
 
 
 async def run_ingest(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from app.evaluation.dataset import DatasetError, load_dataset
+    from core.contract import CallInfo
+    from core.facts import call_facts
+    from core.memory import company_key, record_of
+    from core.transcript import parse_transcript, transcript_sha256
+
     folder = Path(args.dir)
     try:
         items = load_dataset(folder, prefer="full")
@@ -109,6 +119,11 @@ async def run_ingest(args: argparse.Namespace, settings: Settings, console: Cons
 
 
 async def run_history(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    from rich.table import Table
+
+    from app.service.companies import company_history
+    from core.memory import company_key, track_record_markdown
+
     key = company_key(args.ticker, None) if re.fullmatch(r"[A-Za-z.]{1,10}", args.ticker) else (
         company_key(None, args.ticker))  # fmt: skip
     if key is None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:  # imported when a command runs (a light `--help`)
+    from rich.console import Console
 
-from app.settings import Settings
-from app.storage import RunRecord, Store
+    from app.settings import Settings
+    from app.storage import RunRecord, Store
 
 FORMATS = ("md", "json", "pdf", "xlsx", "csv")
 
@@ -74,6 +74,8 @@ async def _find(store: Store, prefix: str) -> RunRecord:
 
 
 async def run_runs(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    from app.storage import Store
+
     store = await Store.open(settings.database_url, settings.runs_path)
     try:
         if args.action == "list":
@@ -93,6 +95,8 @@ async def run_runs(args: argparse.Namespace, settings: Settings, console: Consol
 
 
 async def _list(store: Store, args: argparse.Namespace, console: Console) -> int:
+    from rich.table import Table
+
     since = None
     if args.since:
         try:
@@ -164,6 +168,8 @@ def _export(r: RunRecord, args: argparse.Namespace, console: Console) -> int:
 
 
 def _compare(a: RunRecord, b: RunRecord, console: Console) -> int:
+    from rich.table import Table
+
     if a.report is None or b.report is None:
         raise RunsUsageError("both runs need a report to compare")
     if a.report.transcript_sha256 != b.report.transcript_sha256:
@@ -189,6 +195,7 @@ def stored_record(
     run_id: str, pipeline: str, input_: Any, outcome: Any, started: datetime
 ) -> RunRecord:
     """The finished CLI run as the store keeps a run (no key)."""
+    from app.storage import RunRecord
     from app.storage.records import now
 
     report = outcome.report

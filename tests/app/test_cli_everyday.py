@@ -116,3 +116,18 @@ def test_a_misspelled_node_in_edesk_faults_is_refused(
     assert main(["runs"]) == 2
     err = capsys.readouterr().err
     assert "EDESK_FAULTS: unknown node 'synthesise'" in err and "synthesize" in err
+
+
+def test_the_parser_loads_no_model_library() -> None:
+    """`--help` answers before the models' libraries load (bench/cli_help.py times it): the
+    parser's module imports neither LangGraph, torch nor the engine, and the pipeline choices it
+    lists are the registered pipelines."""
+    code = ("import sys, app.cli; print(sorted(m for m in ('langgraph', 'torch', 'langchain_core', "
+            "'app.service.engine', 'sqlalchemy') if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         timeout=60, check=True).stdout.strip()  # fmt: skip
+    assert out == "[]", out
+    from core.options import PIPELINE_NAMES
+    from graphs import PIPELINES
+
+    assert tuple(PIPELINES) == PIPELINE_NAMES
