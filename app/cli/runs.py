@@ -1,4 +1,4 @@
-"""`earnings-desk runs` (issue 41): the runs of the local store, the same store `serve` reads
+"""`earnings-desk runs`: the runs of the local store, the same store `serve` reads
 (`EDESK_DATA_DIR/runs.sqlite`, or EDESK_DATABASE_URL), so a run made by `analyze` is found again
 here, in the web page's History and at `/v1/runs`. A CLI run belongs to no API key: a server
 without keys shows it to everyone; a server with keys shows it to no key (only `runs` here).
