@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -321,6 +321,20 @@ class Settings(BaseSettings, RunOptions):
             raise ValueError("top_p must be in (0, 1]")
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _none_is_unset(cls, data: Any) -> Any:
+        """`EDESK_TOKEN_BUDGET=none` as the descriptions say: "none" (any case) sets a setting
+        that may be unset to unset."""
+        if isinstance(data, dict):
+            for name, value in list(data.items()):
+                field = cls.model_fields.get(name)
+                if (field is not None and isinstance(value, str)
+                        and value.strip().lower() in ("none", "null")
+                        and type(None) in get_args(field.annotation)):  # fmt: skip
+                    data[name] = None
+        return data
+
     @model_validator(mode="after")
     def _positive(self) -> Settings:
         for name in (
@@ -333,7 +347,7 @@ class Settings(BaseSettings, RunOptions):
             "local_threads",
         ):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1")
+                raise ValueError(f"EDESK_{name.upper()} must be >= 1")
         if self.redis_url and not self.database_url:
             raise ValueError(
                 "EDESK_REDIS_URL (workers) needs EDESK_DATABASE_URL: API and workers share "
@@ -348,9 +362,9 @@ class Settings(BaseSettings, RunOptions):
 
             FaultPlan.of(self.faults)  # names the unknown fault
         if self.lease_seconds < 3:
-            raise ValueError("lease_seconds must be >= 3")
+            raise ValueError("EDESK_LEASE_SECONDS must be >= 3")
         if self.max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
+            raise ValueError("EDESK_MAX_RETRIES must be >= 0")
         uses_openai = self.provider == "openai" or any(
             s.startswith("openai:") for s in self.role_models.values()
         )
@@ -402,11 +416,27 @@ def describe_settings_error(exc: ValidationError) -> str:
     for e in exc.errors():
         name = str(e["loc"][0]) if e["loc"] else ""
         field = Settings.model_fields.get(name)
-        var = f"{prefix}{name.upper()}" if name else "the settings"
+        var = f"{prefix}{name.upper()}" if name else ""
         msg = str(e["msg"]).removeprefix("Value error, ")
         given = e.get("input")
         shown = "" if given is None or isinstance(given, dict) else f" (given {str(given)[:60]!r})"
         allowed = (f" (what it sets: {field.description})"
                    if field is not None and field.description else "")  # fmt: skip
-        lines.append(f"{var}: {msg}{shown}{allowed}")
+        lines.append(f"{var}: {msg}{shown}{allowed}" if var else msg)
     return "\n".join(lines)
+
+
+def describe_settings_source_error(exc: Exception) -> str:
+    """A setting whose text could not be read at all (pydantic-settings' SettingsError: a JSON
+    setting that is not JSON), in our words."""
+    import re
+
+    found = re.search(r'field "(\w+)"', str(exc))
+    if found is None:
+        return f"the EDESK_ settings could not be read: {exc}"
+    name = found.group(1)
+    field = Settings.model_fields.get(name)
+    what = (
+        f" (what it sets: {field.description})" if field is not None and field.description else ""
+    )
+    return f"EDESK_{name.upper()}: not valid JSON; it takes a JSON value{what}"

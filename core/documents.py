@@ -78,7 +78,7 @@ def _without_running_lines(pages: list[str]) -> list[str]:
     for lines in split:
         body = [ln.strip() for ln in lines if ln.strip()]
         edges.update({*body[:2], *body[-2:]})
-    running = {ln for ln, n in edges.items() if len(pages) >= 3 and n >= 0.6 * len(pages)}
+    running = {ln for ln, n in edges.items() if len(pages) >= 2 and n >= 0.6 * len(pages)}
     out: list[str] = []
     for lines in split:
         kept = [ln for ln in lines if ln.strip() not in running and not _PAGE_NUMBER.match(ln)]

@@ -201,8 +201,11 @@ LAYOUT_NOT_RECOGNISED = (
 
 
 def layout_note(transcript: Transcript) -> str | None:
-    """What the report and the CLI say when no speaker layout was recognised."""
-    return LAYOUT_NOT_RECOGNISED if transcript.format == "plain" else None
+    """What the report and the CLI say when no speaker layout was recognised (plain text, or
+    sections with no speaker named in any of them)."""
+    if transcript.format == "plain" or not any(t.speaker for t in transcript.turns):
+        return LAYOUT_NOT_RECOGNISED
+    return None
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -132,7 +132,32 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="health check: exit 0 if a worker with these settings is alive, else 1",
     )
+    for choice in sub._choices_actions:  # each command's --help opens with its summary
+        command = sub.choices[choice.dest]
+        if command.description is None:
+            command.description = choice.help
+
     return parser
+
+
+def _warn_unknown_settings(err: object) -> None:
+    """An EDESK_ variable that is no setting (a typo: EDESK_PROVIDR) would be ignored: say so,
+    with the nearest setting's name."""
+    import difflib
+    import os
+
+    from app.settings import Settings
+
+    known = {f"EDESK_{name.upper()}" for name in Settings.model_fields} | {
+        "EDESK_CHROMIUM",
+        "EDESK_FUZZ_EXAMPLES",
+        "EDESK_FUZZ_SEED",
+    }  # the test tools' own
+    for var in sorted(v for v in os.environ if v.startswith("EDESK_") and v not in known):
+        near = difflib.get_close_matches(var, sorted(known), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        err.print(f"[yellow]warning:[/] {var} is not an Earnings Desk setting and is ignored{hint}",  # type: ignore[attr-defined]
+                  highlight=False)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,10 +191,11 @@ def _main(argv: list[str] | None = None) -> int:
     from app.evaluation.cli import EvalUsageError, run_eval_cli
     from app.llm.factory import ConfigError, check_roles
     from app.llm.local import LocalModelError
-    from app.settings import Settings, describe_settings_error
+    from app.settings import Settings, describe_settings_error, describe_settings_source_error
     from graphs import PIPELINES
 
     console = Console(soft_wrap=True)
+    _warn_unknown_settings(Console(stderr=True, soft_wrap=True))
     err = Console(stderr=True, soft_wrap=True)
     if args.command == "pipelines":
         listing = {
@@ -190,9 +216,15 @@ def _main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if args.command == "backtest":
         return run_backtest(args, console, err)
+    from pydantic_settings import SettingsError
+
     try:
         settings = Settings()
         check_roles(settings)  # the roles a setting names are the nodes' (before any start-up)
+    except SettingsError as exc:  # a JSON setting that is not JSON
+        err.print("[red]error:[/] invalid EDESK_ settings:")
+        err.print(describe_settings_source_error(exc), highlight=False, markup=False)
+        return EXIT_USAGE
     except ValidationError as exc:
         err.print("[red]error:[/] invalid EDESK_ settings:")
         err.print(describe_settings_error(exc), highlight=False, markup=False)

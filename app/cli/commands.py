@@ -72,22 +72,23 @@ def mermaid(pipeline: str) -> str:
     return str(draw(get_pipeline(pipeline).build().compile()).draw_mermaid())
 
 
-def read_transcript(path: Path, settings: Settings) -> Transcript:
+def read_transcript(path: Path | str, settings: Settings) -> Transcript:
     """The call from a file (text, markdown, PDF, Word, a saved web page: core.documents) or
     from standard input (`-`), within the server's bounds (EDESK_MAX_TRANSCRIPT_BYTES, _LINES):
     a usage error naming the bound otherwise (exit 2)."""
     from core.documents import transcript_text
 
     bounds = settings.transcript_bounds()
-    if str(path) == "-":
+    typed, path = str(path), Path(path)  # the message quotes what was typed ("https://...")
+    if typed == "-":
         data = sys.stdin.buffer.read(settings.max_transcript_bytes + 1)
         try:
             return parse_transcript(transcript_text(data, "standard input", **bounds), **bounds)
         except TranscriptError as exc:
             raise UsageError(f"standard input: {exc}") from None
-    if re.match(r"^[a-z][a-z0-9+.-]*:/", str(path), re.IGNORECASE) and not path.exists():
+    if re.match(r"^[a-z][a-z0-9+.-]*:/", typed, re.IGNORECASE) and not path.exists():
         raise UsageError(
-            f"{path}: the CLI reads files, not web addresses; save the page (an HTML page from "
+            f"{typed}: the CLI reads files, not web addresses; save the page (an HTML page from "
             "a transcript site is read) or the PDF and give its path, or pipe the text with `-`"
         )
     if not path.exists():
@@ -179,7 +180,7 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
-    transcript = read_transcript(Path(args.path), settings)
+    transcript = read_transcript(args.path, settings)
     financials, prices = read_inputs(args)
     if args.fetch:
         financials, prices = await fetch_inputs(args, settings, financials, prices, console)

@@ -46,7 +46,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     runs.add_argument("--company", help="runs whose call names this company or ticker")
     runs.add_argument("--since", help="runs created on or after this day (YYYY-MM-DD)")
     runs.add_argument("--limit", type=int, default=30, help="list at most this many (30)")
-    runs.add_argument("--format", choices=FORMATS, default="md", help="export: the file's kind")
+    runs.add_argument("--format", choices=FORMATS, default="md",
+                      help="export: the file's kind (csv: the report's tables as CSV files, in a "
+                      "zip: report-ID.csv.zip)")  # fmt: skip
     runs.add_argument("--out", help="export: the file to write (default: report-ID.EXT here)")
 
 

@@ -116,7 +116,8 @@ def series(current: list[CallRecord]) -> list[Series]:
             )
     out: list[Series] = []
     for key in sorted(set(results) | set(guided), key=lambda k: (
-            TREND_METRICS.index(k[0]) if k[0] in TREND_METRICS else 99, k)):  # fmt: skip
+            TREND_METRICS.index(k[0]) if k[0] in TREND_METRICS else 99, k[0], k[1] or "",
+            k[2], k[3])):  # fmt: skip
         points = sorted(results.get(key, {}).values(), key=lambda p: order[p.period])
         ranges = sorted(guided.get(key, {}).values(), key=lambda r: order[r.period])
         if len(points) + len(ranges) >= 2:

@@ -131,3 +131,38 @@ def test_the_parser_loads_no_model_library() -> None:
     from graphs import PIPELINES
 
     assert tuple(PIPELINES) == PIPELINE_NAMES
+
+
+def test_settings_problems_found_in_the_walkthrough(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
+) -> None:
+    """A JSON setting that is not JSON, a bound checked across settings, `none` for a setting
+    that may be unset, and a misspelled variable: each said in our words."""
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EDESK_ROLE_MODELS", "notjson")
+    assert main(["runs"]) == 2
+    err = capsys.readouterr().err
+    assert "EDESK_ROLE_MODELS: not valid JSON" in err and "Traceback" not in err
+    monkeypatch.delenv("EDESK_ROLE_MODELS")
+    monkeypatch.setenv("EDESK_MAX_RUNS", "0")
+    assert main(["runs"]) == 2
+    assert "EDESK_MAX_RUNS must be >= 1" in capsys.readouterr().err
+    monkeypatch.delenv("EDESK_MAX_RUNS")
+    monkeypatch.setenv("EDESK_TOKEN_BUDGET", "none")
+    monkeypatch.setenv("EDESK_PROVIDR", "fake")
+    assert main(["runs"]) == 0
+    assert "EDESK_PROVIDR is not an Earnings Desk setting" in capsys.readouterr().err
+    from app.settings import Settings
+
+    assert Settings().token_budget is None
+    with pytest.raises(SystemExit):  # a command's --help opens with its one-line summary
+        build_parser().parse_args(["analyze", "--help"])
+    assert "turn a transcript into report.md and report.json" in capsys.readouterr().out
+
+
+def test_a_url_is_quoted_as_typed(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    assert main(["analyze", "https://example.com/call.html", "--pipeline", "facts"]) == 2
+    assert "https://example.com/call.html: the CLI reads files" in capsys.readouterr().err

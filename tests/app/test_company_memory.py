@@ -123,3 +123,24 @@ def test_the_report_as_json_has_its_own_route(tmp_path: Path) -> None:
         assert (
             client.get("/v1/runs/0123456789abcdef0123456789abcdef/report.json").status_code == 404
         )
+
+
+def test_the_chart_lines_sort_with_and_without_a_basis() -> None:
+    """A company whose lines have a basis and lines with none (the walkthrough's 500 on ITW)."""
+    from app.service.companies import series
+    from core.facts.periods import parse_label
+    from core.memory import CallRecord, Line
+
+    def line(basis: str | None, period: str, value: float) -> Line:
+        p = parse_label(period)
+        assert p is not None
+        return Line("revenue", basis, "change", "percent", p, value, value, f"{value}%", "q")
+
+    q3, q4 = parse_label("Q3 2021"), parse_label("Q4 2021")
+    assert q3 is not None and q4 is not None
+    calls = [
+        CallRecord("a", q3, results=(line(None, "Q3 2021", 8), line("organic", "Q3 2021", 6))),
+        CallRecord("b", q4, results=(line(None, "Q4 2021", 9), line("organic", "Q4 2021", 7))),
+    ]
+    got = [(s.metric, s.basis, [p.value for p in s.results]) for s in series(calls)]
+    assert got == [("revenue", None, [8, 9]), ("revenue", "organic", [6, 7])]

@@ -56,6 +56,19 @@ def test_a_pdf_is_read_without_its_running_header_and_page_numbers() -> None:
                for x in t.turns)  # fmt: skip
 
 
+def test_a_two_page_pdf_loses_its_running_header_too() -> None:
+    text = transcript_text(_pdf([CALL[:4], CALL[4:]]), "call.pdf")
+    assert "Earnings Call Transcript" not in text and "Page 2 of 2" not in text
+    assert len(parse_transcript(text).turns) == 7
+
+
+def test_sections_with_no_speaker_say_the_layout_was_not_recognised() -> None:
+    t = parse_transcript(
+        "### Prepared remarks\nCEO\n: Revenue grew 8%.\n### Q&A\nAnalyst\n: How?\n"
+    )
+    assert "no speaker layout was recognised" in (layout_note(t) or "")
+
+
 def test_a_scanned_pdf_says_it_has_no_text() -> None:
     from fpdf import FPDF
 
