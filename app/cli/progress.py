@@ -73,9 +73,8 @@ class Progress:
         elif isinstance(event, NodeFinished):
             secs = f"{(event.duration_ms or 0) / 1000:.1f}s"
             self.rows[event.node] = [event.outcome, secs, str(event.tokens or ""), event.summary]
-            self._line(
-                f"[green]✓[/] {event.node} ({secs}, {event.tokens} tokens) {event.summary[:100]}"
-            )
+            mark = "[green]✓[/]" if event.outcome == "ok" else f"[magenta]![/] ({event.outcome})"
+            self._line(f"{mark} {event.node} ({secs}, {event.tokens} tokens) {event.summary[:100]}")
         elif isinstance(event, RunError):
             if event.node:
                 self.rows.setdefault(event.node, ["", "", "", ""])[0] = "error"
