@@ -347,7 +347,7 @@ class Settings(BaseSettings, RunOptions):
             "local_threads",
         ):
             if getattr(self, name) < 1:
-                raise ValueError(f"EDESK_{name.upper()} must be >= 1")
+                raise ValueError(f"EDESK_{name.upper()}: must be >= 1")
         if self.redis_url and not self.database_url:
             raise ValueError(
                 "EDESK_REDIS_URL (workers) needs EDESK_DATABASE_URL: API and workers share "
@@ -362,9 +362,9 @@ class Settings(BaseSettings, RunOptions):
 
             FaultPlan.of(self.faults)  # names the unknown fault
         if self.lease_seconds < 3:
-            raise ValueError("EDESK_LEASE_SECONDS must be >= 3")
+            raise ValueError("EDESK_LEASE_SECONDS: must be >= 3")
         if self.max_retries < 0:
-            raise ValueError("EDESK_MAX_RETRIES must be >= 0")
+            raise ValueError("EDESK_MAX_RETRIES: must be >= 0")
         uses_openai = self.provider == "openai" or any(
             s.startswith("openai:") for s in self.role_models.values()
         )

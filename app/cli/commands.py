@@ -236,7 +236,13 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
                           financials=financials, prices=prices)  # fmt: skip
         await store.create(stored_record(outcome.run_id, args.pipeline, stored, outcome, started))
         if outcome.report is not None:
-            await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
+            kept = await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
+            if kept is None and outcome.report.facts is not None:
+                console.print(
+                    "[yellow]note:[/] the call is not kept for its company's track record: its "
+                    'fiscal period is not stated (give --period, e.g. --period "Q3 2021")',
+                    highlight=False,
+                )
     finally:
         await store.close()
     if outcome.report is None:

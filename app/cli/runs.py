@@ -146,7 +146,11 @@ def _export(r: RunRecord, args: argparse.Namespace, console: Console) -> int:
     if r.report is None:
         raise RunsUsageError(f"run {r.id} has no report ({r.status})")
     fmt = args.format
-    out = Path(args.out) if args.out else Path(f"report-{r.id[:12]}.{fmt}")
+    default = Path(f"report-{r.id[:12]}.{fmt}" + (".zip" if fmt == "csv" else ""))
+    out = Path(args.out) if args.out else default
+    if out.is_dir():  # a folder: the default name inside it
+        out = out / default.name
+    out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "md":
         out.write_text(r.report.markdown + "\n", encoding="utf-8")
     elif fmt == "json":
@@ -162,8 +166,6 @@ def _export(r: RunRecord, args: argparse.Namespace, console: Console) -> int:
     else:  # csv: one file a table, zipped (the API's report.csv.zip)
         from app.exports.tables import report_csv_zip
 
-        if not args.out:
-            out = out.with_suffix(".csv.zip")
         out.write_bytes(report_csv_zip(r.report))
     console.print(f"wrote {out}", highlight=False)
     return 0

@@ -75,9 +75,14 @@ def test_cli_runs_are_found_again_listed_exported_and_compared(
         args = ["analyze", str(SAMPLE), "--pipeline", "facts", "--out", str(tmp_path / "o")]
         assert main(args + (["--ticker", ticker] if ticker else [])) == EXIT_OK
     capsys.readouterr()
+    # a call whose period is not known is not kept for its company's track record, and says so
+    (tmp_path / "excerpt.txt").write_text("Revenue grew 8% to $612 million.\n", encoding="utf-8")
+    assert main(["analyze", str(tmp_path / "excerpt.txt"), "--pipeline", "facts", "--ticker",
+                 "XYZ", "--out", str(tmp_path / "o3")]) == EXIT_OK  # fmt: skip
+    assert "not kept for its company's track record" in capsys.readouterr().out
     assert main(["runs", "--company", "NWL"]) == EXIT_OK
     listed = capsys.readouterr().out
-    assert "Northwind Logistics (NWL) Q2 2026" in listed and "1 run(s) of 2" in listed
+    assert "Northwind Logistics (NWL) Q2 2026" in listed and "1 run(s) of 3" in listed
     run_id = next(w for w in listed.split() if len(w) == 12 and w.isalnum())
     assert main(["runs", "show", run_id[:8]]) == EXIT_OK
     assert "1d: NEUTRAL 50%" in capsys.readouterr().out
@@ -86,16 +91,21 @@ def test_cli_runs_are_found_again_listed_exported_and_compared(
                       ("csv", f"report-{run_id}.csv.zip")):  # fmt: skip
         assert main(["runs", "export", run_id, "--format", fmt]) == EXIT_OK
         assert (tmp_path / name).stat().st_size > 100, name
+    # --out into folders that do not exist yet, or into a folder: made, and the default name
+    assert main(["runs", "export", run_id, "--format", "json", "--out", "a/b/r.json"]) == EXIT_OK
+    assert (tmp_path / "a" / "b" / "r.json").is_file()
+    assert main(["runs", "export", run_id, "--format", "md", "--out", "a"]) == EXIT_OK
+    assert (tmp_path / "a" / f"report-{run_id}.md").is_file()
     capsys.readouterr()
     assert main(["runs", "compare", run_id, "nope"]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
     with TestClient(create_app(Settings())) as client:
         body = client.get("/v1/runs").json()
-        assert body["total"] == 2
-        named = {r["call"].get("ticker") for r in body["items"]}
-        assert named == {"NWL", None}
-        assert all(r["call"]["company"] == "Northwind Logistics" for r in body["items"])
-    ids = [r["id"] for r in body["items"]]
+        assert body["total"] == 3
+        sample = [r for r in body["items"] if r["call"].get("ticker") != "XYZ"]
+        assert {r["call"].get("ticker") for r in sample} == {"NWL", None}
+        assert all(r["call"]["company"] == "Northwind Logistics" for r in sample)
+    ids = [r["id"] for r in sample]
     assert main(["runs", "compare", *ids]) == EXIT_OK
     assert "1d" in capsys.readouterr().out
 
@@ -146,7 +156,7 @@ def test_settings_problems_found_in_the_walkthrough(
     monkeypatch.delenv("EDESK_ROLE_MODELS")
     monkeypatch.setenv("EDESK_MAX_RUNS", "0")
     assert main(["runs"]) == 2
-    assert "EDESK_MAX_RUNS must be >= 1" in capsys.readouterr().err
+    assert "EDESK_MAX_RUNS: must be >= 1" in capsys.readouterr().err
     monkeypatch.delenv("EDESK_MAX_RUNS")
     monkeypatch.setenv("EDESK_TOKEN_BUDGET", "none")
     monkeypatch.setenv("EDESK_PROVIDR", "fake")
