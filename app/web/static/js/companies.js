@@ -120,5 +120,9 @@ export async function companyView(root, id) {
       h("tbody", {}, c.calls.map((x) => h("tr", { class: x.current ? "" : "muted" },
         h("td", {}, x.period + (x.current ? "" : " (superseded)")), h("td", {}, fmtTime(x.stored_at)),
         h("td", {}, x.source), h("td", {}, x.run_id ? h("a", { href: `#/runs/${x.run_id}` }, x.run_id.slice(0, 10)) : "")))))));
-  if (c.lines.length) draw(0);
+  if (c.lines.length) {  // open on the first line with an outlook to draw against its results
+    const first = Math.max(0, c.lines.findIndex((l) => l.guidance.length));
+    select.value = String(first);
+    draw(first);
+  }
 }
