@@ -9,8 +9,9 @@ them. `tests/docs/test_cli_docs.py` fails when the page and the parser disagree.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from scripts.pages import write_or_check
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 COMMAND = ".venv/bin/python -m scripts.gen_cli_docs"
@@ -58,17 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
     args = ap.parse_args(argv)
-    fresh = render()
-    current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
-    if args.check:
-        if fresh != current:
-            print(f"{PAGE} is stale; run: {COMMAND}", file=sys.stderr)
-            return 1
-        return 0
-    if fresh != current:
-        PAGE.write_text(fresh, encoding="utf-8")
-        print(f"wrote {PAGE}")
-    return 0
+    return write_or_check(PAGE, render(), COMMAND, check=args.check)
 
 
 if __name__ == "__main__":

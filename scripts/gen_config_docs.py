@@ -13,7 +13,6 @@ import argparse
 import importlib
 import pkgutil
 import re
-import sys
 import types
 from enum import Enum
 from pathlib import Path
@@ -26,6 +25,7 @@ from app.cli.options import flag_of
 from app.settings import Settings
 from core.options import RunOptions, is_comma_list, surface
 from nodes.registry import ROLES
+from scripts.pages import write_or_check
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 COMMAND = ".venv/bin/python -m scripts.gen_config_docs"
@@ -184,17 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
     args = parser.parse_args(argv)
-    current = PAGE.read_text(encoding="utf-8")
-    fresh = render(current)
-    if args.check:
-        if fresh != current:
-            print(f"{PAGE} is stale; run: {COMMAND}", file=sys.stderr)
-            return 1
-        return 0
-    if fresh != current:
-        PAGE.write_text(fresh, encoding="utf-8")
-        print(f"wrote {PAGE}")
-    return 0
+    fresh = render(PAGE.read_text(encoding="utf-8"))
+    return write_or_check(PAGE, fresh, COMMAND, check=args.check)
 
 
 if __name__ == "__main__":
