@@ -260,6 +260,25 @@ def _inline_speaker(who: str, roster: set[str]) -> str | None:
     return None
 
 
+def _add_turn(
+    turns: list[Turn],
+    text: str,
+    section: str,
+    speaker: str | None,
+    body_start: int | None,
+    body_end: int,
+) -> None:
+    """A turn of `text[body_start:body_end]` without its edge whitespace (and the ": " ECTSum
+    opens a turn's body with), when anything is left."""
+    if body_start is None:
+        return
+    start, end = _strip_span(text, body_start, body_end)
+    if start < end and text[start] == ":":
+        start, end = _strip_span(text, start + 1, end)
+    if start < end:
+        turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+
+
 def _inline_turns(text: str) -> list[Turn]:
     """The turns of a call pasted as "Speaker: text" lines (with "Question-and-Answer Session"
     style section lines): at least three labelled turns by at least two speakers, else none.
@@ -278,11 +297,7 @@ def _inline_turns(text: str) -> list[Turn]:
     body_end = offset = 0
 
     def close() -> None:
-        if body_start is None:
-            return
-        start, end = _strip_span(text, body_start, body_end)
-        if start < end:
-            turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+        _add_turn(turns, text, section, speaker, body_start, body_end)
 
     for line in lines:
         line_end = offset + len(line)
@@ -363,13 +378,7 @@ def _turns(text: str, section: str, classify: Callable[[str], Line]) -> list[Tur
     body_end = offset = 0
 
     def close() -> None:
-        if body_start is None:
-            return
-        start, end = _strip_span(text, body_start, body_end)
-        if start < end and text[start] == ":":  # the ECTSum turn body starts with ": "
-            start, end = _strip_span(text, start + 1, end)
-        if start < end:
-            turns.append(Turn(section=section, speaker=speaker, start=start, end=end))
+        _add_turn(turns, text, section, speaker, body_start, body_end)
 
     for line in text.split("\n"):
         line_end = offset + len(line)
