@@ -80,3 +80,43 @@ class PeakRss:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) of a process and every process below it, live or reaped
+    (Linux /proc): a PostgreSQL server's backends, a worker's helpers. 0.0 when it is gone."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
+        ppid, utime, stime, cutime, cstime = (int(fields[i]) for i in (1, 11, 12, 13, 14))
+        children.setdefault(ppid, []).append(int(entry.name))
+        times[int(entry.name)] = (utime + stime + cutime + cstime) / tick
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += times.get(current, 0.0)
+        todo.extend(children.get(current, []))
+    return total
+
+
+def commit() -> str:
+    """The commit a benchmark ran on (with "+dirty" when the tree has changes)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")

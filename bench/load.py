@@ -10,7 +10,12 @@ API replica(s) and 2 workers (scripts/topology.py), the fake model at 200 ms per
 - p50/p95 run latency (created -> finished: queueing included) and execution time;
 - lost runs (not succeeded) and duplicated node executions, read from PostgreSQL's event log
   (each run's node_finished counts against a solo run's), must both be 0;
-- peak RSS per worker and per API process.
+- peak RSS per worker and per API process;
+- CPU seconds per run: each process tree's CPU over the batch (the API, the workers, PostgreSQL,
+  Redis, Chroma) divided by the runs, and per node: the mean CPU each node spent outside any
+  wait (`NodeTrace.cpu_ms`: its steps on the event loop and the threads it handed work to) in
+  the solo runs and in a sample of the batch's runs; the workers' CPU outside every node is
+  LangGraph, checkpoints, events and the queue. The largest three nodes are named.
 
     .venv/bin/python -m bench.load [--runs 200] [--workers 2] [--apis 1] [--per-worker 4]
                                    [--latency 0.2]
@@ -33,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.common import REPO, PeakRss, emit
+from bench.common import REPO, PeakRss, commit, emit, tree_cpu_seconds
 from bench.critical import Bound, critical_path
 from core.contract import Report
 from graphs.findebate import build_findebate
@@ -119,6 +124,31 @@ class Measured:
     submitted_s: float
     makespan: float
     rss: dict[str, float]
+    cpu_s: dict[str, float]  # each process tree's CPU over the batch
+    solo_nodes: dict[str, float]  # node -> mean CPU ms a solo run
+    batch_nodes: dict[str, float]  # node -> mean CPU ms a run, over a sample of the batch
+
+
+SAMPLE = 20  # batch runs whose traces are read for the per-node CPU
+
+
+def node_cpu(traces: list[list[Any]]) -> dict[str, float]:
+    """node -> mean CPU ms a run (a node run twice in a run counts twice), largest first."""
+    totals: dict[str, float] = {}
+    for trace in traces:
+        for entry in trace:
+            totals[entry.node] = totals.get(entry.node, 0.0) + (entry.cpu_ms or 0.0)
+    mean = {node: round(ms / max(1, len(traces)), 2) for node, ms in totals.items()}
+    return dict(sorted(mean.items(), key=lambda kv: -kv[1]))
+
+
+def processes(topo: Topology) -> dict[str, int]:
+    named = {p.name: p.proc.pid for p in [*topo.api, *topo.worker] if p.proc}
+    for name in ("postgres", "redis", "chroma"):
+        server = getattr(topo, name, None)
+        if server is not None and server.proc is not None:
+            named[name] = server.proc.pid
+    return named
 
 
 def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
@@ -132,29 +162,40 @@ def _drive(topo: Topology, args: argparse.Namespace) -> Measured:
     wait_all(apis[0], warm, 120)
     graph = build_findebate().compile()
     solos: list[tuple[Bound, float, str]] = []
+    solo_traces = []
     for _ in range(SOLO):
         solo_id = post_run(apis[0])
         solo = wait_all(apis[0], [solo_id], 120)[solo_id]
         assert solo["status"] == "succeeded", solo
         trace = Report.model_validate(call(f"{apis[0]}/v1/runs/{solo_id}")["report"]).trace
+        solo_traces.append(trace)
         solo_s = seconds(solo["started_at"], solo["finished_at"])
         solos.append((critical_path(graph, trace, args.latency), solo_s, solo_id))
     bound = min(solos, key=lambda s: s[0].seconds)[0]
     solo_s = min(s[1] for s in solos)
     reference = node_counts(topo, solos[-1][2])[solos[-1][2]]
     procs = [*topo.api, *topo.worker]
+    pids = processes(topo)
+    cpu0 = {name: tree_cpu_seconds(pid) for name, pid in pids.items()}
     with PeakRss(lambda: {p.name: p.proc.pid for p in procs if p.proc}, 0.5) as rss:
         t0, t0_wall = time.monotonic(), datetime.now(UTC)
         with ThreadPoolExecutor(max_workers=64) as pool:
             ids = list(pool.map(lambda i: post_run(apis[i % len(apis)]), range(args.runs)))
         submitted_s = time.monotonic() - t0
         runs = wait_all(apis[0], ids, args.timeout)
+    cpu_s = {name: tree_cpu_seconds(pid) - cpu0[name] for name, pid in pids.items()}
+    sample = [
+        Report.model_validate(call(f"{apis[0]}/v1/runs/{i}")["report"]).trace
+        for i in ids[:: max(1, len(ids) // SAMPLE)][:SAMPLE]
+        if runs.get(i, {}).get("status") == "succeeded"
+    ]
     # from the first POST to the last run's end, by the runs' own clocks (same machine)
     ends = [datetime.fromisoformat(r["finished_at"]) for r in runs.values() if r["finished_at"]]
     makespan = (max(ends) - t0_wall).total_seconds() if ends else time.monotonic() - t0
     return Measured(
         ids, runs, solo_s, bound, reference,
         node_counts(topo), submitted_s, makespan, rss.peak,
+        cpu_s, node_cpu(solo_traces), node_cpu(sample),
     )  # fmt: skip
 
 
@@ -177,7 +218,10 @@ def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
     throughput = len(ok) / m.makespan
     ideal = pool_size / m.bound.seconds
     workers = [v for k, v in m.rss.items() if k.startswith("worker")]
+    per_run = {name: round(s / max(1, len(ok)), 4) for name, s in sorted(m.cpu_s.items())}
+    worker_cpu = sum(v for k, v in per_run.items() if k.startswith("worker"))
     return {
+        "commit": commit(),
         "runs": args.runs, "workers": args.workers, "apis": args.apis,
         "runs_per_worker": args.per_worker, "latency_s": args.latency,
         "submit_s": round(m.submitted_s, 2), "makespan_s": round(m.makespan, 2),
@@ -201,6 +245,15 @@ def _figures(args: argparse.Namespace, m: Measured) -> dict[str, Any]:
         "worker_rss_mb_peak": {k: round(v) for k, v in m.rss.items() if k.startswith("worker")},
         "api_rss_mb_peak": {k: round(v) for k, v in m.rss.items() if k.startswith("api")},
         "worker_rss_mb_mean": round(statistics.mean(workers or [0.0])),
+        "cpu_s_per_run": per_run,
+        "cpu_s_per_run_total": round(sum(per_run.values()), 4),
+        "node_cpu_ms_solo": m.solo_nodes,
+        "node_cpu_ms_batch": m.batch_nodes,
+        # the workers' CPU outside every node: LangGraph, checkpoints, events, the queue
+        "worker_cpu_s_outside_nodes_per_run": round(
+            worker_cpu - sum(m.batch_nodes.values()) / 1000, 4
+        ),
+        "largest_nodes": list(m.batch_nodes)[:3],
     }  # fmt: skip
 
 

@@ -4,12 +4,12 @@ never change under it."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from core.contract import EvidencePassage
+from core.cpu import offload
 from core.llm.chat import ModelSource
 from core.llm.window import CALL_QUERY, Fit, passages_fit, transcript_fit
 from core.memory import CompanyMemory
@@ -98,9 +98,7 @@ class RunContext:
         """The call for a prompt: whole when the model's window holds it, else cut by relevance
         to `query` (and within the run's `transcript_words`, if set). Chunking and ranking a
         long call is CPU-bound: done in a worker thread, so the event loop keeps answering."""
-        return await asyncio.to_thread(
-            transcript_fit, transcript, query, cap_words=self.words.transcript
-        )
+        return await offload(transcript_fit, transcript, query, cap_words=self.words.transcript)
 
     def passages(self, ranked: Sequence[EvidencePassage]) -> Fit:
         """Retrieved passages (best first) for a prompt, the best kept when they must be cut."""

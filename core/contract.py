@@ -196,6 +196,12 @@ class NodeTrace(BaseModel):
     outcome: Literal["ok", "degraded", "skipped", "error"] = "ok"
     detail: str | None = None
     summary: str = Field(default="", description="one line on what the node produced")
+    cpu_ms: float | None = Field(
+        default=None,
+        description="CPU time the node spent outside any wait (its steps on the event loop and "
+        "the work it handed to threads; a model's latency is a wait, what LangChain does around "
+        "the call is not)",
+    )
 
 
 class InjectionHit(BaseModel):

@@ -5,7 +5,6 @@ comes back for the node's output."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -13,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from core.context import RunContext
+from core.cpu import offload
 from core.llm.chat import ChatHandle, Structured, complete, complete_structured, record_cut
 from core.llm.window import ContextError, Cut, Fit, Window
 from core.profiles import for_profile, sampling
@@ -42,7 +42,7 @@ async def say(ctx: RunContext, role: str, template: str, **variables: Any) -> tu
     handle = _for_run(ctx, role, template)
     profile = ctx.options.profile
     variables = for_profile(profile, template, variables)
-    prompt = await asyncio.to_thread(fitted, handle, template, variables, layout=profile)
+    prompt = await offload(fitted, handle, template, variables, layout=profile)
     text = await complete(handle, prompt.messages(), role=role)
     return text, handle.name
 
@@ -56,9 +56,7 @@ async def ask(
     profile = ctx.options.profile
     variables = for_profile(profile, template, variables)
     tools = json.dumps(schema.model_json_schema())
-    prompt = await asyncio.to_thread(
-        fitted, handle, template, variables, tools=tools, layout=profile
-    )
+    prompt = await offload(fitted, handle, template, variables, tools=tools, layout=profile)
     result = await complete_structured(
         handle,
         schema,

@@ -5,7 +5,6 @@ only the Writer changes the manuscript."""
 
 from __future__ import annotations
 
-import asyncio
 import operator
 import re
 from typing import Annotated, Any, Literal
@@ -14,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import Speech, clip
+from core.cpu import offload
 from core.facts.sentences import is_analyst, is_management, is_qa
 from core.grounding import extract_figures, same_figure
 from core.inputs import Financials
@@ -194,7 +194,7 @@ async def _material(role: Reviewer, state: ConversationState, ctx: RunContext) -
             ),
         }
     # reading the call's turns or a manuscript's figures is CPU-bound: off the event loop
-    return await asyncio.to_thread(_read_material, role, state)
+    return await offload(_read_material, role, state)
 
 
 def _read_material(role: Reviewer, state: ConversationState) -> dict[str, Any]:

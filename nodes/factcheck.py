@@ -6,7 +6,6 @@ call, the figures are still checked (and footnoted) by the report."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -14,6 +13,7 @@ from langgraph.runtime import Runtime
 from core.citations import passages_for
 from core.context import RunContext
 from core.contract import FactCheck, NodeFailure, NumberCheck
+from core.cpu import offload
 from core.grounding import check_numbers
 from core.llm.chat import ModelCallError, ModelOutputError
 from core.provenance import grounding_sources
@@ -64,7 +64,7 @@ def _sourced_dropped(before: list[NumberCheck], after: list[NumberCheck]) -> lis
 async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
     draft: Draft = state.get("final", state["draft"])
-    checks = await asyncio.to_thread(_checks, draft.markdown, state)
+    checks = await offload(_checks, draft.markdown, state)
     before = [(c.text, c.context) for c in checks if not c.grounded]
     texts = [t for t, _ in before]
     base = FactCheck(enabled=True, checked=len(checks), ungrounded_before=texts)
@@ -102,7 +102,7 @@ async def fact_check(state: PipelineState, runtime: Runtime[RunContext]) -> dict
             "failures": [NodeFailure(node="fact_check", reason=f"model {exc.reason}: {exc}")],
         }
     else:
-        revised_checks = await asyncio.to_thread(_checks, revised, state)
+        revised_checks = await offload(_checks, revised, state)
         after = [c.text for c in revised_checks if not c.grounded]
         kept_share = len(revised.split()) / max(1, len(draft.markdown.split()))
         dropped = _sourced_dropped(checks, revised_checks)

@@ -4,7 +4,6 @@ extracted by code, each with its quote), and the report's "Call facts" section."
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -12,6 +11,7 @@ from langgraph.runtime import Runtime
 from core import rules
 from core.context import RunContext
 from core.contract import CallFacts, TrackRecord
+from core.cpu import offload
 from core.facts import call_facts, facts_block, qa_questions
 from core.filing import check, filed_values, filing_lines
 from core.llm.window import Fit
@@ -62,11 +62,9 @@ async def facts(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str,
     writes any of it."""
     transcript = state["transcript"]
     # the facts are CPU-bound on call-sized text: computed in worker threads, off the loop
-    questions = [q.text for q in await asyncio.to_thread(qa_questions, transcript)]
-    vectors = await asyncio.to_thread(runtime.context.index.embed, questions) if questions else None
-    built = await asyncio.to_thread(
-        call_facts, transcript, question_vectors=vectors, call=state["call"]
-    )
+    questions = [q.text for q in await offload(qa_questions, transcript)]
+    vectors = await offload(runtime.context.index.embed, questions) if questions else None
+    built = await offload(call_facts, transcript, question_vectors=vectors, call=state["call"])
     filed = filed_values(state.get("financials"), "the statements given with the run")
     checked = check(built, filed)  # each comparable figure's filing check, not a fix
     return {"facts": checked, "track_record": await _track_record(runtime.context, checked, state)}

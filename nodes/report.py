@@ -3,7 +3,6 @@ numeric grounding, debate log, trace, and which model wrote each part."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from core.contract import (
     markdown_text,
     plain_line,
 )
+from core.cpu import CpuMeter, cpu_meter, offload
 from core.facts import facts_markdown
 from core.grounding import check_numbers
 from core.injection import find_injections, injection_note
@@ -71,13 +71,21 @@ def make_report(
     engine's note about its model (a pipeline that uses none says so)."""
 
     async def report(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        cpu0 = time.thread_time()
         runtime.context.check("report")
         started, t0 = datetime.now(UTC), time.perf_counter()
         ctx = runtime.context
-        # assembly is CPU-bound on call-sized text (grounding, injection scan): off the loop
-        built = await asyncio.to_thread(
-            assemble, state, replace(ctx, model_note=model_note) if model_note else ctx
-        )
+        meter = CpuMeter()  # this node writes its own trace: its CPU is metered here
+        token = cpu_meter.set(meter)
+        try:
+            # assembly is CPU-bound on call-sized text (grounding, injection scan): off the loop
+            meter.add(time.thread_time() - cpu0)
+            built = await offload(
+                assemble, state, replace(ctx, model_note=model_note) if model_note else ctx
+            )
+            cpu0 = time.thread_time()
+        finally:
+            cpu_meter.reset(token)
         if parts is not None:
             built = built.model_copy(update=parts(state))
         own = NodeTrace(
@@ -86,6 +94,8 @@ def make_report(
             summary=f"report {built.status}"
             + (f": {calls_line(built.recommendations)}" if built.recommendations else ""),
         )  # fmt: skip
+        meter.add(time.thread_time() - cpu0)
+        own.cpu_ms = round(meter.seconds * 1000, 3)
         trace = [*built.trace, own]
         models = {t.node: ", ".join(t.models) for t in trace if t.models}
         return {"report": built.model_copy(update={"trace": trace, "models": models}),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -10,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from core.chunking import fixed_chunks, recursive_chunks
 from core.context import Embedding, RunContext
+from core.cpu import offload
 from core.options import Retriever
 from core.rag import IngestResult, to_passage
 from core.state import PipelineState
@@ -36,7 +36,7 @@ def make_ingest(chunking: Chunking, embedding: Embedding = "general") -> NodeFn[
                 transcript.sha256, chunks, f"{chunking[:3]}{words}"
             )
 
-        result = await asyncio.to_thread(chunk_and_index)
+        result = await offload(chunk_and_index)
         note = (
             f"ingest: reused the existing index of {result.n_chunks} chunks"
             if result.reused
@@ -64,7 +64,7 @@ def make_retrieve(
     @traced("retrieve", summary=evidence_summary)
     async def retrieve(state: PipelineState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         opts = runtime.context.options
-        hits = await asyncio.to_thread(
+        hits = await offload(
             runtime.context.index_for(embedding).search,
             state["collection"],
             dimensions,

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 
 from core.context import RunContext
 from core.contract import NodeTrace, clip
+from core.cpu import CpuMeter, cpu_meter, metered
 from core.llm.chat import CallStats, current_stats
 from core.llm.decoding import figure_sources
 from core.logctx import node_var
@@ -69,17 +70,21 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
     def decorate(fn: NodeFn[StateT]) -> NodeFn[StateT]:
         @functools.wraps(fn)
         async def node(state: StateT, runtime: Runtime[RunContext]) -> dict[str, Any]:
+            cpu0 = time.thread_time()
             runtime.context.check(name)
-            stats = CallStats()
+            stats, meter = CallStats(), CpuMeter()
             token = current_stats.set(stats)
             node_token = node_var.set(name)
+            meter_token = cpu_meter.set(meter)
             sources = figure_sources(_sources(state))
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             with tracer().start_as_current_span(f"node {name}") as span:
                 try:
                     with sources:
-                        update = await fn(state, runtime)
+                        meter.add(time.thread_time() - cpu0)
+                        update = await metered(fn(state, runtime), meter)
+                        cpu0 = time.thread_time()
                 except Exception as exc:
                     span.set_attribute("edesk.outcome", "error")
                     span.record_exception(exc)
@@ -87,6 +92,7 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
                 finally:
                     current_stats.reset(token)
                     node_var.reset(node_token)
+                    cpu_meter.reset(meter_token)
                     span.set_attributes({
                         "edesk.node": name, "edesk.models": ", ".join(stats.models),
                         "edesk.calls": stats.calls, "edesk.prompt_tokens": stats.prompt_tokens,
@@ -110,6 +116,8 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
                 detail="; ".join(f.reason for f in update.get("failures", [])) or None,
                 summary=summary(update),
             )
+            meter.add(time.thread_time() - cpu0)
+            trace.cpu_ms = round(meter.seconds * 1000, 3)
             log.info(
                 "node %s %s in %.0f ms (%d model call(s), %d tokens)", name, trace.outcome,
                 trace.duration_ms, trace.calls, trace.prompt_tokens + trace.completion_tokens,

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.context import RunContext
 from core.contract import NodeFailure, clip
+from core.cpu import counted
 from core.inputs import comparison_table, raw_statements
 from core.judging import ReportGrade
 from core.llm.chat import Structured
@@ -416,7 +417,7 @@ async def judge(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> dic
         )  # fmt: skip
         return _grade(variant, model, result)
 
-    grades = list(await asyncio.gather(*(grade(v) for v in order)))
+    grades = list(await asyncio.gather(*(counted(grade(v)) for v in order)))
     graded = [g for g in grades if g.overall is not None]
     update: dict[str, Any] = {"grades": grades}
     if not graded:
