@@ -11,6 +11,7 @@ from __future__ import annotations
 from core.contract import CallFacts, CallIdentityFacts, CallInfo
 from core.facts.call import identify
 from core.facts.figures import guidance, key_figures
+from core.facts.memo import per_call
 from core.facts.periods import mentions
 from core.facts.qa import qa_questions, themes
 from core.facts.sentences import is_analyst, is_management, is_qa, sentences
@@ -43,9 +44,10 @@ def call_facts(
     user stated about the call (`call`: company, ticker, period) wins over what the call says."""
     sents = sentences(transcript)
     given = call or CallInfo()
-    identity = identify(sents, company=given.company, ticker=given.ticker, period=given.period)
-    figures, unconfirmed_figures = key_figures(sents, identity)
-    outlook, unconfirmed_outlook = guidance(sents, identity)
+    with per_call():  # each sentence's repeated questions answered once (core.facts.memo)
+        identity = identify(sents, company=given.company, ticker=given.ticker, period=given.period)
+        figures, unconfirmed_figures = key_figures(sents, identity)
+        outlook, unconfirmed_outlook = guidance(sents, identity)
     questions = qa_questions(transcript)
     notes = list(identity.notes)
     if not figures:

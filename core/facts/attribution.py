@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from core.facts.binding import (
     _ANAPHOR,
@@ -35,6 +36,7 @@ from core.facts.binding import (
 from core.facts.call import CallIdentity
 from core.facts.clause import BOTH, UNNAMED_SEGMENT, Attributed, Clause, Context
 from core.facts.lexicon import MetricMatch, metric_matches
+from core.facts.memo import Same, remembered
 from core.facts.outlook import FORWARD, PAST
 from core.facts.periods import Mention, mentions, resolve
 from core.facts.segments import (
@@ -86,6 +88,35 @@ def _initials(company: str | None) -> frozenset[str]:
 
 
 def attribute(
+    sentence: str,
+    call: CallIdentity,
+    context: Context,
+    *,
+    forward: bool = False,
+    left_out: dict[int, str] | None = None,
+) -> list[Attributed]:
+    """`_attribute`, answered once per call for the same sentence read in the same context (the
+    key figures and the guidance read every sentence; core.facts.memo): the rows, and the
+    context the sentence leaves for the next one, as the first reading left them."""
+    if left_out is not None:
+        return _attribute(sentence, call, context, forward=forward, left_out=left_out)
+    before = _context_key(context)
+
+    def read() -> tuple[list[Attributed], dict[str, Any]]:
+        rows = _attribute(sentence, call, context, forward=forward)
+        return rows, dict(vars(context))
+
+    rows, after = remembered(("attribute", sentence, Same(call), before, forward), read)
+    vars(context).update(after)
+    return list(rows)
+
+
+def _context_key(context: Context) -> tuple[Any, ...]:
+    """The context as a key: its values (the row it holds by identity: rows are not hashable)."""
+    return tuple(Same(v) if isinstance(v, Attributed) else v for v in vars(context).values())
+
+
+def _attribute(
     sentence: str,
     call: CallIdentity,
     context: Context,

@@ -446,7 +446,10 @@ _DECLARED_QUALIFIER = re.compile(
 def _non_gaap_metrics(text: str) -> frozenset[str]:
     """The metrics the opening declares non-GAAP: their unqualified figures are adjusted."""
     found: set[str] = set()
-    for m in _NON_GAAP_LIST.finditer(text):
+    # every match lies within one stretch between stops ("." or ";": neither alternative can
+    # cross one) and names "non-GAAP": only those stretches are searched, with the same matches
+    stretches = (p for p in re.split(r"[.;]", text) if "non-gaap" in p.lower())
+    for m in (m for p in stretches for m in _NON_GAAP_LIST.finditer(p)):
         words = m.group("a") or m.group("b") or ""
         words = re.split(r"\b(?:which|that|where|because)\b", words, maxsplit=1)[0]
         # "non-GAAP measures, including adjusted operating ratio and adjusted EPS": the plain

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from core.facts.memo import memoized
+
 
 @dataclass(frozen=True)
 class Properties:
@@ -301,6 +303,7 @@ class MetricMatch:
     end: int
 
 
+@memoized
 def metric_matches(text: str) -> list[MetricMatch]:
     """Every metric phrase in `text`, the longest where they overlap, in order."""
     return list(_metric_matches(text))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from core.facts.memo import memoized
+
 FORWARD = re.compile(
     r"\b(?:(?:is|are|be|remains?) (?:now )?(?:expected|anticipated|estimated|projected|"
     r"forecast(?:ed)?|planned|targeted|guided) (?:to|at)|expects?|expecting|"
@@ -72,6 +74,7 @@ _COUNTERFACTUAL = re.compile(
 )
 
 
+@memoized
 def is_forward(text: str, after_forward: bool = False) -> bool:
     """Forward-looking: an outlook's words, or, right after such a sentence, a fragment with no
     verb of its own ("And then, adjusted EPS growth of 6% to 8%.")."""

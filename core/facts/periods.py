@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from core.facts.memo import memoized
+
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORD_RE = r"first|second|third|fourth|1st|2nd|3rd|4th"
 _YEAR = r"(?:19|20)\d{2}|['’]\d{2}"
@@ -138,6 +140,7 @@ _DATE_BEFORE = re.compile(
 )
 
 
+@memoized
 def mentions(text: str) -> list[Mention]:
     """Every period phrase in `text`, longest first where they overlap, in text order."""
     return list(_mentions(text))

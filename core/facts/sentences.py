@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.chunking import iter_sentences
+from core.facts.memo import memoized
 from core.grounding import Figure, extract_figures
 from core.transcript import Transcript, Turn
 
@@ -127,6 +128,7 @@ MAX_NUMBERS = 60
 _DIGIT_RUN = re.compile(r"\d+")
 
 
+@memoized
 def figures_in(sentence: str) -> list[Figure]:
     """The figures of a sentence: numbers that measure something. Years, dates, ordinals,
     names with digits, counts of stores, people or days, and pass codes are left out."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from core.facts.lexicon import Metric
+from core.facts.memo import memoized
 from core.facts.sentences import figures_in
 from core.grounding import Figure
 
@@ -151,6 +152,7 @@ def signed(high: float, low_signed: float) -> float:
     return -abs(high) if low_signed < 0 else high
 
 
+@memoized
 def units(sentence: str, forward: bool) -> tuple[list[Figure], dict[int, float], set[int]]:
     """The sentence's figures with ranges joined ("$6.15 billion to $6.21 billion", "5% to
     7%", "between $1.10 and $1.20"; not "from 44% to 45%"), and, when forward-looking, worded
