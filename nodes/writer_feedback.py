@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.context import RunContext
-from core.contract import NodeFailure, clip
+from core.contract import NodeFailure, Position, clip
 from core.cpu import counted
 from core.inputs import comparison_table, raw_statements
 from core.judging import ReportGrade
@@ -471,4 +471,15 @@ async def finalize(state: WriterFeedbackState, runtime: Runtime[RunContext]) -> 
     update: dict[str, Any] = {"draft": draft, "extras": extras}
     if not parsed.ok:
         update["failures"] = [unparseable("finalize", "recommendations", parsed)]
+    elif runtime.context.options.profile == "paper" and (
+        outside := [r.horizon.value for r in parsed.value or [] if r.position is Position.NEUTRAL]
+    ):
+        # Jetsons' answer space is Long or Short: a NEUTRAL the report states is kept as written
+        # (never turned into a side) and the run says it fell outside the paper's space
+        update["failures"] = [NodeFailure(
+            node="finalize",
+            reason=f"the report answers NEUTRAL for {', '.join(outside)}: outside the Jetsons "
+            "answer space (LONG or SHORT) that the paper profile asks for; kept as written, "
+            "counted as no decision",
+        )]  # fmt: skip
     return update

@@ -204,3 +204,29 @@ def test_a_model_with_sampling_fields_gets_its_papers_settings() -> None:
         got: Any = _for_run(ctx, "writer", template).model
         assert (got.temperature, got.top_p) == expected, (profile, template)
     assert (model.temperature, model.top_p) == (0.2, 0.5)  # the run's model is not changed
+
+
+async def test_a_neutral_outside_the_jetsons_space_is_kept_and_flagged_under_paper(
+    fake_engine: Any, sample_text: str, sample_financials: Financials
+) -> None:
+    """Jetsons answers Long or Short: a NEUTRAL the report states is never turned into a side;
+    under `paper` the run says it fell outside the paper's space, under `desk` it is an answer."""
+
+    def neutral_month(messages: list[Any], tool: str | None) -> Any:
+        return block(("LONG", "SHORT", "NEUTRAL")) if tool == "RecommendationBlock" else canned(
+            messages, tool
+        )
+
+    for profile, flagged in (("paper", True), ("desk", False)):
+        models = FakeModels(default=Script.of(default=neutral_month))
+        async with fake_engine(models) as engine:
+            variant = parse_variant("writer_feedback@advanced_writer")
+            options = variant.apply(engine.context.options).merged({"profile": profile})
+            request = engine.request(variant.pipeline, parse_transcript(sample_text), None,
+                                     options, financials=sample_financials)  # fmt: skip
+            report = (await engine.run(request)).report
+        assert report is not None
+        assert [r.position.value for r in report.recommendations] == ["LONG", "SHORT", "NEUTRAL"]
+        reasons = [f.reason for f in report.failures]
+        assert any("outside the Jetsons answer space" in r and "1m" in r for r in reasons) is flagged
+        assert (report.status == "degraded") is flagged
