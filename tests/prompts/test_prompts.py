@@ -101,10 +101,16 @@ def test_renders_with_system_and_user(name: str) -> None:
 def test_specialist_two_level_structure(role: str) -> None:
     p = prompts.render(f"findebate/{role}", **VARS)
     assert "mission" in p.system.lower() and "quality standard" in p.system.lower()
-    for part in ("Analytical framework", "Technical requirements", "Output", "EVIDENCE-SLOT"):
+    for part in ("Analytical framework", "Technical requirements", "Output"):
         assert part in p.user
     assert "70% and 80%" in p.user and "Northwind (NWL)" in p.system
-    assert "EVIDENCE-SLOT" not in p.system
+    # the evidence is material: before the role, with the run's shared context (the five
+    # specialists' passages, in transcript order, share their common opening as one prefix)
+    assert p.system.index("EVIDENCE-SLOT") < p.system.index("## Your role")
+    assert "EVIDENCE-SLOT" not in p.user
+    # under the paper's layout the role alone is the system message; the evidence is material
+    paper = prompts.render(f"findebate/{role}", "paper", **VARS)
+    assert "EVIDENCE-SLOT" in paper.user and "EVIDENCE-SLOT" not in paper.system
 
 
 @pytest.mark.parametrize(
@@ -313,7 +319,19 @@ def test_lead_analyst_sections_and_no_debate() -> None:
 def test_fact_check_lists_each_figure_and_its_context() -> None:
     p = prompts.render("shared/fact_check", **VARS)
     assert '"$9.99 billion" in: "...PROBLEM-CONTEXT-SLOT..."' in p.user
-    assert "REPORT-SLOT" in p.user and "PASSAGES-SLOT" in p.user and "FINANCIALS-SLOT" in p.system
+    assert (
+        "REPORT-SLOT" in p.system and "PASSAGES-SLOT" in p.system and "FINANCIALS-SLOT" in p.system
+    )
+    # the report first (the recommendation extractor reads it first too: one prefix for both),
+    # then the call facts and the passages, then the role
+    with_facts = prompts.render("shared/fact_check", **{**VARS, "facts": "FACTS-SLOT"}).system
+    order = [
+        with_facts.index(x) for x in ("REPORT-SLOT", "FACTS-SLOT", "PASSAGES-SLOT", "## Your role")
+    ]
+    assert order == sorted(order) and with_facts.count("FACTS-SLOT") == 1
+    extractor = prompts.render("shared/extract_recommendations", **VARS)
+    opening = extractor.system[: extractor.system.index("REPORT-SLOT")]
+    assert p.system.startswith(opening) and "FACTS-SLOT" not in opening
     without = prompts.render("shared/fact_check", **{**VARS, "financials": ""})
     assert "Financial data" not in without.system + without.user
 
@@ -354,8 +372,11 @@ def shared_prefix(a: str, b: str) -> str:
 
 def test_every_prompt_opens_with_the_same_context_and_ends_with_its_role() -> None:
     """Prefix caches serve what prompts share from their first byte: every prompt given the same
-    call, facts and call text starts with the same bytes up to its role, and nothing
-    role-specific (evidence, reports, drafts) comes before that point."""
+    call, facts and call text starts with the same bytes (the house rules, the call, the call
+    facts, the call text, the financials), then its material, then its role. The call facts sit in
+    that context, or, where a pipeline's speakers share a longer prefix without them (the
+    adversarial case file, the report the fact-checker and the extractor both read), right after
+    it; either way once, before the role."""
     names = [
         n for n in prompts.available() if "TRANSCRIPT-SLOT" in prompts.render(n, **VARS).system
     ]
@@ -363,13 +384,21 @@ def test_every_prompt_opens_with_the_same_context_and_ends_with_its_role() -> No
     rendered = [prompts.render(n, **{**VARS, "facts": "FACTS-SLOT"}) for n in names]
     plain = prompts.render("baselines/zero_shot", **{**VARS, "facts": "FACTS-SLOT"})
     context = plain.system[: plain.system.index("## Your role")].rstrip()
+    bare = prompts.render("baselines/zero_shot", **VARS)
+    context_without_facts = bare.system[: bare.system.index("## Your role")].rstrip()
+    for slot in ("FACTS-SLOT", "TRANSCRIPT-SLOT", "Northwind (NWL)"):
+        assert slot in context
+    later = []
     for p in rendered:
-        assert p.system.startswith(context), p.name
-        for slot in ("FACTS-SLOT", "TRANSCRIPT-SLOT", "Northwind (NWL)"):
-            assert slot in context
         head = p.system[: p.system.index("## Your role")]
-        for role_specific in ("EVIDENCE-SLOT", "REPORT-SLOT", "DRAFT-SLOT", "MANUSCRIPT-SLOT"):
-            assert role_specific not in head, (p.name, role_specific)
+        assert head.count("FACTS-SLOT") == 1, p.name
+        if not p.system.startswith(context):
+            assert p.system.startswith(context_without_facts), p.name
+            later.append(p.name)
+    assert {"adversarial/judge", "adversarial/lead_analyst", "shared/fact_check"} <= set(later)
+    # the five specialists: one prefix up to the first passage in which their evidence differs
+    heads = [prompts.render(f"findebate/{r}", **VARS).system for r in SPECIALISTS]
+    assert len({h[: h.index("EVIDENCE-SLOT")] for h in heads}) == 1
     # financials follow the call text, so a node without them still shares the whole call
     with_fin = prompts.render("writer_feedback/simple_writer", **VARS)
     without = prompts.render("writer_feedback/panel", **VARS)
