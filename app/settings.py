@@ -9,7 +9,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.market import MarketSource
-from core.options import CommaList, RunOptions
+from core.options import CommaList, RunOptions, in_our_words
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -417,7 +417,7 @@ def describe_settings_error(exc: ValidationError) -> str:
         name = str(e["loc"][0]) if e["loc"] else ""
         field = Settings.model_fields.get(name)
         var = f"{prefix}{name.upper()}" if name else ""
-        msg = str(e["msg"]).removeprefix("Value error, ")
+        msg = in_our_words(e)
         given = e.get("input")
         shown = "" if given is None or isinstance(given, dict) else f" (given {str(given)[:60]!r})"
         allowed = (f" (what it sets: {field.description})"

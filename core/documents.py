@@ -17,19 +17,36 @@ _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?\s*
 
 
 def kind_of(data: bytes) -> str:
-    """ "pdf", "docx", "doc", "html" or "text", from the first bytes."""
+    """ "pdf", "docx", "xlsx", "pptx", "zip", "doc", "html" or "text", from the bytes."""
     head = data[:1024].lstrip()
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
-        return "docx" if b"word/" in data[:65536] or b"[Content_Types].xml" in data[:4096] else (
-            "zip")  # fmt: skip
+        return _zip_kind(data)
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         return "doc"
     lowered = head[:512].lower()
     if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered[:200]:
         return "html"
     return "text"
+
+
+_OFFICE = {"word/": "docx", "xl/": "xlsx", "ppt/": "pptx"}
+
+
+def _zip_kind(data: bytes) -> str:
+    """A zip's kind from its members: a Word file, a spreadsheet, a presentation or a zip."""
+    import io
+    import zipfile
+
+    try:
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, ValueError):
+        return "zip"
+    for prefix, kind in _OFFICE.items():
+        if any(n.startswith(prefix) for n in names):
+            return kind
+    return "zip"
 
 
 def transcript_text(data: bytes, name: str = "the file", **bounds: int) -> str:
@@ -44,6 +61,10 @@ def transcript_text(data: bytes, name: str = "the file", **bounds: int) -> str:
     elif kind == "doc":
         raise TranscriptError(f"{name} is an old binary Word file (.doc): save it as .docx, PDF "
                               "or text")  # fmt: skip
+    elif kind in ("xlsx", "pptx"):
+        what = "a spreadsheet (.xlsx)" if kind == "xlsx" else "a presentation (.pptx)"
+        raise TranscriptError(f"{name} is {what}, not a transcript: save the call as PDF, Word "
+                              "(.docx) or text")  # fmt: skip
     elif kind == "zip":
         raise TranscriptError(f"{name} is a zip archive, not a transcript: unpack it first")
     elif kind == "html":

@@ -85,6 +85,18 @@ T = TypeVar("T")
 CommaList = Annotated[tuple[T, ...], NoDecode, CommaSeparated()]
 
 
+def in_our_words(error: Any) -> str:
+    """A validation error's message without the library's phrasing ("Tuple should have at least
+    2 items after validation, not 1", "Value error, ..."): what is wrong, in a user's words."""
+    kind, ctx, given = error.get("type"), error.get("ctx") or {}, error.get("input")
+    count = len(given) if isinstance(given, list | tuple | set) else None
+    if kind == "too_short" and "min_length" in ctx:
+        return f"needs at least {ctx['min_length']} items" + (f", got {count}" if count else "")
+    if kind == "too_long" and "max_length" in ctx:
+        return f"takes at most {ctx['max_length']} items" + (f", got {count}" if count else "")
+    return str(error.get("msg", "")).removeprefix("Value error, ")
+
+
 def is_comma_list(field: FieldInfo) -> bool:
     return any(isinstance(m, CommaSeparated) for m in field.metadata)
 

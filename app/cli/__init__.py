@@ -19,7 +19,7 @@ import sys
 from typing import get_args
 
 from app.cli.companies import add_parsers as add_company_parsers
-from app.cli.options import add_flags
+from app.cli.options import add_flags, int_within
 from app.cli.runs import add_parser as add_runs_parser
 from app.evaluation.args import add_parser as add_eval_parser
 from app.market import MarketSource
@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     gr.add_argument("name", choices=list(PIPELINE_NAMES))
     sv = sub.add_parser("serve", help="run the HTTP API (OpenAPI docs at /docs)")
     sv.add_argument("--host", default="127.0.0.1")
-    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--port", type=int_within(1, 65535), default=8000, help="1-65535 (8000)")
     sv.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     wk = sub.add_parser(
         "worker",

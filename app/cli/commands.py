@@ -207,11 +207,14 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
     out_dir = (
         Path(args.out)
         if args.out
-        else Path("reports") / Path(args.path).name.split(".")[0] / args.pipeline
+        else Path("reports")
+        / ("stdin" if args.path == "-" else Path(args.path).name.split(".")[0])
+        / args.pipeline
     )
     console.print(
         f"[bold]{args.pipeline}[/] on {args.path} "
-        f"({transcript.format}, {transcript.n_words:,} words, "
+        f"({'speaker turns' if transcript.format == 'markdown' else 'plain text'}, "
+        f"{transcript.n_words:,} words, "
         f"{len(transcript.turns)} turns); provider {settings.provider}"
         + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
         highlight=False,

@@ -10,7 +10,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from core.options import RunOptions, comma_items, inapplicable, surface
+from core.options import RunOptions, comma_items, in_our_words, inapplicable, surface
 
 
 class OptionError(ValueError):
@@ -146,5 +146,22 @@ def describe(exc: ValidationError, options: type[RunOptions] = RunOptions) -> st
         name = str(e["loc"][0]) if e["loc"] else ""
         where = flag_of(name, fields[name]) if name in fields else name
         item = f" ({e['input']!r})" if len(e["loc"]) > 1 else ""
-        problems.append(f"{where}{item}: {e['msg']}")
+        problems.append(f"{where}{item}: {in_our_words(e)}")
     return "; ".join(problems)
+
+
+def int_within(low: int, high: int | None = None) -> Any:
+    """An argparse `type`: an integer in [low, high], refused with the range otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"{low}-{high}" if high is not None else f"{low} or more"
+            raise argparse.ArgumentTypeError(f"{value} is outside {span}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse

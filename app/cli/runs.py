@@ -16,6 +16,9 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.cli.options import int_within
+from core.options import PIPELINE_NAMES
+
 if TYPE_CHECKING:  # imported when a command runs (a light `--help`)
     from rich.console import Console
 
@@ -40,12 +43,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="list (the default), show ID, export ID, compare A B",
     )  # fmt: skip
     runs.add_argument("ids", nargs="*", help="a run id (or its first characters)")
-    runs.add_argument("--pipeline")
+    runs.add_argument("--pipeline", choices=list(PIPELINE_NAMES))
     runs.add_argument("--status", choices=("queued", "running", "succeeded", "degraded", "failed",
                                            "cancelled"))  # fmt: skip
     runs.add_argument("--company", help="runs whose call names this company or ticker")
     runs.add_argument("--since", help="runs created on or after this day (YYYY-MM-DD)")
-    runs.add_argument("--limit", type=int, default=30, help="list at most this many (30)")
+    runs.add_argument("--limit", type=int_within(1), default=30,
+                      help="list at most this many (30)")  # fmt: skip
     runs.add_argument("--format", choices=FORMATS, default="md",
                       help="export: the file's kind (csv: the report's tables as CSV files, in a "
                       "zip: report-ID.csv.zip)")  # fmt: skip
@@ -105,18 +109,19 @@ async def _list(store: Store, args: argparse.Namespace, console: Console) -> int
             since = datetime.combine(date.fromisoformat(args.since), datetime.min.time(), UTC)
         except ValueError:
             raise RunsUsageError(f"--since {args.since!r}: not a YYYY-MM-DD date") from None
-    items, total = await store.list_runs(owner=None, status=args.status, pipeline=args.pipeline,
-                                         limit=1000)  # fmt: skip
-    rows = []
-    for r in items:
-        if since is not None and r.created_at < since:
-            continue
-        if args.company and args.company.lower() not in _call_name(r).lower():
-            continue
-        rows.append(r)
-        if len(rows) >= args.limit:
-            break
-    table = Table(title=f"{len(rows)} run(s) of {total} in the local store")
+    items, _ = await store.list_runs(owner=None, status=args.status, pipeline=args.pipeline,
+                                     limit=1000)  # fmt: skip
+    _, stored = await store.list_runs(owner=None, limit=1)
+    matching = [
+        r
+        for r in items
+        if (since is None or r.created_at >= since)
+        and (not args.company or args.company.lower() in _call_name(r).lower())
+    ]
+    rows = matching[: args.limit]
+    filtered = any((args.status, args.pipeline, args.company, since))
+    title = f"{len(rows)} of {len(matching)} run(s)" + (" matching" if filtered else "")
+    table = Table(title=f"{title}; {stored} in the local store")
     for col in ("id", "call", "pipeline", "status", "created", "tokens"):
         table.add_column(col)
     for r in rows:

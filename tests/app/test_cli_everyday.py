@@ -82,7 +82,16 @@ def test_cli_runs_are_found_again_listed_exported_and_compared(
     assert "not kept for its company's track record" in capsys.readouterr().out
     assert main(["runs", "--company", "NWL"]) == EXIT_OK
     listed = capsys.readouterr().out
-    assert "Northwind Logistics (NWL) Q2 2026" in listed and "1 run(s) of 3" in listed
+    assert "Northwind Logistics (NWL) Q2 2026" in listed
+    assert "1 of 1 run(s) matching; 3 in the local store" in listed
+    assert main(["runs", "--limit", "2"]) == EXIT_OK
+    assert "2 of 3 run(s); 3 in the local store" in capsys.readouterr().out
+    # a filter that cannot match anything, or a limit below one, is bad input
+    for bad in (["--pipeline", "nope"], ["--limit", "0"], ["--limit", "-1"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["runs", *bad])
+        assert exit_.value.code == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
     run_id = next(w for w in listed.split() if len(w) == 12 and w.isalnum())
     assert main(["runs", "show", run_id[:8]]) == EXIT_OK
     assert "1d: NEUTRAL 50%" in capsys.readouterr().out
@@ -176,3 +185,41 @@ def test_a_url_is_quoted_as_typed(
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
     assert main(["analyze", "https://example.com/call.html", "--pipeline", "facts"]) == 2
     assert "https://example.com/call.html: the CLI reads files" in capsys.readouterr().err
+
+
+def test_standard_input_gets_a_folder_named_for_it_and_ports_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """`analyze -` writes to reports/stdin/PIPELINE (not a folder named "-"); the header names
+    the layout read; `serve --port` outside 1-65535 is bad input, not another port."""
+    import io
+    import sys
+
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(SAMPLE.read_bytes())))
+    assert main(["analyze", "-", "--pipeline", "facts"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert (tmp_path / "reports" / "stdin" / "facts" / "report.md").is_file()
+    assert "(speaker turns, " in out and not (tmp_path / "reports" / "-").exists()
+    for port in ("0", "65536", "99999", "http"):
+        with pytest.raises(SystemExit) as refused:
+            main(["serve", "--port", port])
+        assert refused.value.code == 2
+    assert "--port" in capsys.readouterr().err
+
+
+def test_a_list_too_short_is_said_in_our_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    assert main(["analyze", str(SAMPLE), "--pipeline", "writer_feedback", "--ensemble",
+                 "simple_writer"]) == 2  # fmt: skip
+    said = capsys.readouterr()
+    assert "--ensemble: needs at least 2 items, got 1" in said.out + said.err
+    assert "Tuple should" not in said.out + said.err
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer")
+    assert main(["analyze", str(SAMPLE), "--pipeline", "facts"]) == 2
+    out = capsys.readouterr()
+    assert "EDESK_ENSEMBLE_VARIANTS: needs at least 2 items, got 1" in out.out + out.err

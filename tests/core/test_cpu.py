@@ -36,13 +36,18 @@ async def test_steps_count_waits_and_other_tasks_do_not() -> None:
     assert 0.09 <= meter.seconds < 0.17
 
 
+def spun(n: int) -> int:
+    spin(0.08)
+    return n
+
+
 async def test_offloaded_work_goes_to_the_calling_nodes_meter() -> None:
     meter = CpuMeter()
 
     async def node() -> int:
         token = cpu_meter.set(meter)
         try:
-            return await offload(lambda n: (spin(0.08), n)[1], 7)
+            return await offload(spun, 7)
         finally:
             cpu_meter.reset(token)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,17 @@ def test_files_that_are_not_transcripts_say_what_they_are() -> None:
         transcript_text(b"\xd0\xcf\x11\xe0" + b"\x00" * 100, "call.doc")
     with pytest.raises(TranscriptError, match="zip archive"):
         transcript_text(b"PK\x03\x04" + b"\x00" * 100, "calls.zip")
+    for member, what in (
+        ("xl/workbook.xml", r"spreadsheet \(\.xlsx\)"),
+        ("ppt/presentation.xml", r"presentation \(\.pptx\)"),
+        ("notes/call.txt", "zip archive, not a transcript: unpack it first"),
+    ):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr("[Content_Types].xml", "<Types/>")  # every Office file has one
+            archive.writestr(member, "<x/>")
+        with pytest.raises(TranscriptError, match=what):
+            transcript_text(buffer.getvalue(), "file")
 
 
 def test_the_pasted_layout_is_split_into_turns_and_qa() -> None:

@@ -41,7 +41,7 @@ async def test_debate_accepted_when_stance_preserved(fake_engine: Any, sample_te
     assert "revert" not in nodes
     assert all(t.duration_ms >= 0 for t in report.trace)
     # every node's CPU is accounted; the facts node (code only, in threads) is never free
-    assert all(t.cpu_ms is not None and 0 <= t.cpu_ms for t in report.trace)
+    assert all(t.cpu_ms is not None and t.cpu_ms >= 0 for t in report.trace)
     assert next(t for t in report.trace if t.node == "facts").cpu_ms > 0  # type: ignore[operator]
     assert report.models["leader"] == "fake:leader, fake:extractor"  # who wrote, who parsed
     # the Skeptic reviewed the Trust agent's text, the Leader saw all three

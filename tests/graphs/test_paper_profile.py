@@ -213,8 +213,10 @@ async def test_a_neutral_outside_the_jetsons_space_is_kept_and_flagged_under_pap
     under `paper` the run says it fell outside the paper's space, under `desk` it is an answer."""
 
     def neutral_month(messages: list[Any], tool: str | None) -> Any:
-        return block(("LONG", "SHORT", "NEUTRAL")) if tool == "RecommendationBlock" else canned(
-            messages, tool
+        return (
+            block(("LONG", "SHORT", "NEUTRAL"))
+            if tool == "RecommendationBlock"
+            else canned(messages, tool)
         )
 
     for profile, flagged in (("paper", True), ("desk", False)):
@@ -228,5 +230,6 @@ async def test_a_neutral_outside_the_jetsons_space_is_kept_and_flagged_under_pap
         assert report is not None
         assert [r.position.value for r in report.recommendations] == ["LONG", "SHORT", "NEUTRAL"]
         reasons = [f.reason for f in report.failures]
-        assert any("outside the Jetsons answer space" in r and "1m" in r for r in reasons) is flagged
+        said = any("outside the Jetsons answer space" in r and "1m" in r for r in reasons)
+        assert said is flagged
         assert (report.status == "degraded") is flagged
