@@ -89,6 +89,7 @@ class TranscriptIndex:
         sqlite_file: Path | None = None,
     ) -> None:
         self._client = client
+        self._client_settings = client.get_settings()
         self._sqlite_file = sqlite_file  # on disk: Chroma's own SQLite file, to shrink
         self._busy = 0  # operations in flight; the file is only rewritten when none are
         self._idle = threading.Condition()
@@ -195,6 +196,9 @@ class TranscriptIndex:
 
         return Chroma(
             client=self._client,
+            # the client's own settings: without them the wrapper builds a fresh Settings from
+            # the environment on every call (a third of a search's CPU on a Chroma server)
+            client_settings=self._client_settings,
             collection_name=name,
             embedding_function=self._embeddings,
             collection_metadata={"hnsw:space": "cosine"},

@@ -50,6 +50,7 @@ class EventWriter:
         self._idle = asyncio.Event()
         self._idle.set()
         self._error: BaseException | None = None
+        self._last: int | None = None  # the last number this writer stored
         self._task = asyncio.create_task(self._run(), name=f"events {run_id}")
 
     def put(self, event: BaseModel) -> None:
@@ -66,10 +67,11 @@ class EventWriter:
             batch, self._pending = self._pending, []
             try:
                 if batch:
-                    await self.store.append_events(self.run_id, batch)
+                    self._last = await self.store.append_events(self.run_id, batch,
+                                                                after=self._last)  # fmt: skip
                     await self.bus.notify(self.run_id)
             except Exception as exc:  # kept for flush: the run's executor decides
-                self._error = exc
+                self._error, self._last = exc, None
                 self._pending.clear()
             if not self._pending:
                 self._idle.set()

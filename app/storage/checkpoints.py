@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,6 +24,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
 
+FRESH_SECONDS = 1.0  # a pooled connection used this recently is handed out unchecked
 _CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
 
 
@@ -37,12 +40,25 @@ async def _postgres(url: str, serde: JsonPlusSerializer) -> AsyncIterator[BaseCh
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
+    returned: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+    async def stamp(conn: Any) -> None:  # called as each connection goes back to the pool
+        returned[conn] = time.monotonic()
+
+    async def check_if_idle(conn: Any) -> None:
+        """A restarted server: a connection that sat idle is checked (and replaced when dead)
+        before it is handed out; one back from use a moment ago is not, which spares a round
+        trip on every checkpoint write (they come back-to-back while a run is busy)."""
+        if time.monotonic() - returned.get(conn, 0.0) >= FRESH_SECONDS:
+            await AsyncConnectionPool.check_connection(conn)
+
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         url,
         min_size=1,
         max_size=10,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-        check=AsyncConnectionPool.check_connection,  # a restarted server: reconnect
+        check=check_if_idle,
+        reset=stamp,
         open=False,
     )
     await pool.open(wait=True, timeout=30.0)

@@ -508,9 +508,12 @@ class Store:
                 continue
         raise RuntimeError(f"could not append an event to {stream_id}")
 
-    async def append_events(self, stream_id: str, events: Sequence[BaseModel]) -> int:
+    async def append_events(
+        self, stream_id: str, events: Sequence[BaseModel], *, after: int | None = None
+    ) -> int:
         """Persist several events in order in one transaction; returns the last sequence
-        number. A writer racing for the same numbers makes this retry from the new end."""
+        number. `after`: the last number this writer stored (it spares reading the end); a
+        writer racing for the same numbers makes this retry from the new end, read."""
         if not events:
             return await self.last_seq(stream_id)
         data = [e.model_dump(mode="json") for e in events]
@@ -520,7 +523,7 @@ class Store:
         for _ in range(20):
             try:
                 async with self._tx() as conn:
-                    last = int((await conn.execute(top)).scalar_one())
+                    last = int((await conn.execute(top)).scalar_one()) if after is None else after
                     rows = [
                         {"stream_id": stream_id, "seq": last + i, "type": d["type"],
                          "data": json.dumps(d)}
@@ -529,6 +532,7 @@ class Store:
                     await conn.execute(event_log.insert(), rows)
                     return last + len(rows)
             except sa.exc.IntegrityError:
+                after = None  # another writer took those numbers: read the end
                 continue
         raise RuntimeError(f"could not append events to {stream_id}")
 

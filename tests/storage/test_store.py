@@ -275,3 +275,24 @@ async def test_financials_and_prices_are_stored_typed(tmp_path: Path) -> None:
             assert got.input.financials.ticker == "NWO"
     finally:
         await store.close()
+
+
+async def test_a_batch_after_a_known_end_skips_the_read_and_a_stale_end_is_corrected(
+    tmp_path: Path,
+) -> None:
+    """The event writer passes the last number it stored; when another writer appended since,
+    the numbers it would take are held, and the batch goes after the real end, in order."""
+    store = await Store.open(None, tmp_path / "runs.sqlite")
+    try:
+        first = [NodeStarted(run_id="r", node=n) for n in ("a", "b")]
+        last = await store.append_events("r", first)
+        assert last == 2
+        assert await store.append_events("r", [NodeStarted(run_id="r", node="c")], after=last) == 3
+        await store.append_event("r", RunStarted(run_id="r", pipeline="zero_shot"))  # seq 4
+        # the writer still believes 3 is the end
+        assert await store.append_events("r", [NodeStarted(run_id="r", node="d")], after=3) == 5
+        stored = await store.events("r")
+        assert [e.seq for e in stored] == [1, 2, 3, 4, 5]
+        assert [e.data.get("node") for e in stored] == ["a", "b", "c", None, "d"]
+    finally:
+        await store.close()
