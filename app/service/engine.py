@@ -252,6 +252,7 @@ class Engine:
             try:
                 await emit(RunStarted(run_id=run_id, pipeline=pipeline, resumed=request.resumed))
                 streaming = context.options.stream_tokens
+                report_out: Report | None = None
                 modes: list[StreamMode] = ["tasks", "messages"] if streaming else ["tasks"]
                 try:
                     async for mode, chunk in graph.astream(
@@ -260,6 +261,8 @@ class Engine:
                     ):  # fmt: skip
                         if _rerun_of(mode, chunk, finished):
                             continue  # finished before the interruption: not started again
+                        written = _report_written(mode, chunk)
+                        report_out = written if written is not None else report_out
                         for event in map_chunk(run_id, mode, chunk):
                             if isinstance(event, RunError):
                                 outcome.failed_node, outcome.error = event.node, event.message
@@ -274,13 +277,31 @@ class Engine:
                         raise  # an outage, not the run's failure: the caller decides (retries)
                     await _failed(outcome, exc, emit)
                     return
-                report: Report = (await graph.aget_state(config)).values["report"]
+                # the report node's own write, as streamed; read back from the checkpoint
+                # (the whole state, the call included) only when the stream did not carry it
+                report: Report = (
+                    report_out
+                    if report_out is not None
+                    else (await graph.aget_state(config)).values["report"]
+                )
                 outcome.report, outcome.status = report, report.status
                 await emit(RunFinished(run_id=run_id, status=report.status))
             finally:
                 span.set_attribute("edesk.status", outcome.status)
                 if outcome.failed_node:
                     span.set_attribute("edesk.failed_node", outcome.failed_node)
+
+
+def _report_written(mode: str, chunk: Any) -> Report | None:
+    """The Report a finished `report` task wrote, from a "tasks" stream chunk; else None."""
+    if mode != "tasks" or not isinstance(chunk, dict) or chunk.get("name") != "report":
+        return None
+    result = chunk.get("result")
+    if not result or chunk.get("error") is not None:
+        return None
+    written = result if isinstance(result, dict) else dict(result)
+    report = written.get("report")
+    return report if isinstance(report, Report) else None
 
 
 def _emitter(

@@ -208,3 +208,21 @@ async def test_a_run_stored_before_typed_inputs_loads_and_resumes(
     assert done is not None and done.status == "succeeded" and done.report is not None
     numbers = {n.text: n.grounded for n in done.report.evidence.numbers}
     assert numbers["$1.54 billion"] is True  # stated only in the stored financials
+
+
+async def test_the_report_comes_from_the_stream_not_a_state_read(
+    fake_engine: Any, sample_text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report node's write is taken as the stream carries it: the whole checkpointed state
+    (the call, its chunks) is not read back once more per run just to find the report."""
+    models = findebate_models(block(), block())
+    async with fake_engine(models) as engine:
+        graph = engine.graphs["findebate"]
+
+        async def no_state_read(*_: Any, **__: Any) -> Any:
+            raise AssertionError("the state was read back")
+
+        monkeypatch.setattr(graph, "aget_state", no_state_read)
+        out = await engine.run(engine.request("findebate", parse_transcript(sample_text)))
+    assert out.status == "succeeded" and out.report is not None
+    assert out.report.trace[-1].node == "report" and out.report.recommendations
