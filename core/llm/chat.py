@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import weakref
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -208,6 +209,28 @@ def _raw_text(raw: Any) -> str:
     return "\n".join(parts) if parts else "(empty output)"
 
 
+_STRUCTURED: dict[int, dict[type[Any], Any]] = {}  # id(model) -> schema -> bound runnable
+
+
+def _structured(model: Any, schema: type[Any]) -> Any:
+    """`model` asking for `schema` by function calling, built once per model and schema: the
+    schema's JSON (pydantic's generation, LangChain's conversion) is the same every call, and
+    the bound runnable keeps nothing between calls. (Models are not hashable: kept by id, the
+    entry dropped when the model is.)"""
+    per_model = _STRUCTURED.get(id(model))
+    if per_model is None:
+        try:
+            weakref.finalize(model, _STRUCTURED.pop, id(model), None)
+        except TypeError:  # a model that cannot be weakly referenced: built each time
+            return model.with_structured_output(schema, method="function_calling", include_raw=True)
+        per_model = _STRUCTURED[id(model)] = {}
+    if schema not in per_model:
+        per_model[schema] = model.with_structured_output(
+            schema, method="function_calling", include_raw=True
+        )
+    return per_model[schema]
+
+
 async def complete_structured(
     handle: ChatHandle,
     schema: type[S],
@@ -222,7 +245,7 @@ async def complete_structured(
     (or ValidationError) when it is not acceptable (e.g. a conviction of 900%).
     """
     stats = _stats()
-    bound = handle.model.with_structured_output(schema, method="function_calling", include_raw=True)
+    bound = _structured(handle.model, schema)
     convo = list(messages)
     error: str | None = None
     raw_text: str | None = None

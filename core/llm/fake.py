@@ -185,6 +185,7 @@ class FakeModels(ModelSource):
         self.default = default
         self.latency = latency
         self.stream = stream
+        self._handles: dict[str, ChatHandle] = {}
 
     def script(self, role: str) -> Script:
         if role in self.scripts:
@@ -194,10 +195,13 @@ class FakeModels(ModelSource):
         return self.default
 
     def chat(self, role: str) -> ChatHandle:
-        model = ScriptedChatModel(
-            script=self.script(role), latency=self.latency, disable_streaming=not self.stream
-        )
-        return ChatHandle(model=model, name=f"fake:{role}", window=self.window)
+        """One handle per role, as the real model factory keeps them."""
+        if role not in self._handles:
+            model = ScriptedChatModel(
+                script=self.script(role), latency=self.latency, disable_streaming=not self.stream
+            )
+            self._handles[role] = ChatHandle(model=model, name=f"fake:{role}", window=self.window)
+        return self._handles[role]
 
 
 def block(

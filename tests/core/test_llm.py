@@ -44,3 +44,23 @@ async def test_empty_text_retried_then_raised() -> None:
     handle = FakeModels({"x": Script.of("", " ")}).chat("x")
     with pytest.raises(ModelOutputError, match="empty"):
         await complete(handle, MSG, role="x", retries=1)
+
+
+async def test_a_schema_is_bound_once_per_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tool schema is built once per model and schema, not on every structured call: the
+    same answers, one binding."""
+    handle = FakeModels({"x": Script.of(default=block())}).chat("x")
+    bound: list[object] = []
+    original = type(handle.model).with_structured_output
+
+    def counting(self: object, *args: object, **kwargs: object) -> object:
+        bound.append(args[0])
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(handle.model), "with_structured_output", counting)
+    for _ in range(3):
+        out = await complete_structured(
+            handle, RecommendationBlock, MSG, validate=to_recommendations, retries=0
+        )
+        assert out.ok
+    assert bound == [RecommendationBlock]
