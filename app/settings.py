@@ -94,8 +94,8 @@ class Settings(BaseSettings, RunOptions):
         default=None,
         description="any other GGUF file for the local provider (none: the bundled SmolLM2-135M)",
     )
-    local_n_ctx: int = Field(default=4096, description="llama.cpp context size in tokens")
-    local_threads: int = Field(default=2, description="llama.cpp threads")
+    local_n_ctx: int = Field(default=4096, ge=1, description="llama.cpp context size in tokens")
+    local_threads: int = Field(default=2, ge=1, description="llama.cpp threads")
     local_flash_attn: bool = Field(
         default=False,
         description="llama.cpp's flash attention for the local model: reads a 2,000-token "
@@ -124,13 +124,14 @@ class Settings(BaseSettings, RunOptions):
     )
     request_timeout: float = Field(default=300.0, description="seconds per model request")
     max_retries: int = Field(
-        default=3, description="retries of a model call that timed out or got HTTP 429/5xx"
+        default=3, ge=0, description="retries of a model call that timed out or got HTTP 429/5xx"
     )
     retry_backoff: float = Field(
         default=0.5, description="seconds before the first retry, doubled each time"
     )
     max_concurrency: int = Field(
         default=4,
+        ge=1,
         description="concurrent requests per remote provider (the local server takes one at a "
         "time)",
     )
@@ -152,14 +153,18 @@ class Settings(BaseSettings, RunOptions):
     )
 
     # service
-    max_runs: int = Field(default=2, description="runs executing at once; the rest wait queued")
+    max_runs: int = Field(
+        default=2, ge=1, description="runs executing at once; the rest wait queued"
+    )
     key_runs_per_minute: int = Field(
-        default=60, description="runs one API key (or, without keys, everyone) may start a minute"
+        default=60,
+        ge=1,
+        description="runs one API key (or, without keys, everyone) may start a minute",
     )
     key_runs_in_flight: int = Field(
-        default=20, description="queued + running runs one API key may have at once"
+        default=20, ge=1, description="queued + running runs one API key may have at once"
     )
-    max_queue: int = Field(default=1000, description="queued runs in all; past it, 429")
+    max_queue: int = Field(default=1000, ge=1, description="queued runs in all; past it, 429")
     key_threads: int = Field(
         default=10_000,
         ge=1,
@@ -228,6 +233,7 @@ class Settings(BaseSettings, RunOptions):
     )
     lease_seconds: float = Field(
         default=20.0,
+        ge=3,
         description="a worker's hold on a run, renewed every third of it; a dead worker's runs "
         "are resumed by another once it lapses",
     )
@@ -336,18 +342,9 @@ class Settings(BaseSettings, RunOptions):
         return data
 
     @model_validator(mode="after")
-    def _positive(self) -> Settings:
-        for name in (
-            "max_runs",
-            "key_runs_per_minute",
-            "key_runs_in_flight",
-            "max_queue",
-            "max_concurrency",
-            "local_n_ctx",
-            "local_threads",
-        ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"EDESK_{name.upper()}: must be >= 1")
+    def _consistent(self) -> Settings:
+        # (each number's own bounds are on its field: the error names the variable, the value
+        # given and what it sets)
         if self.redis_url and not self.database_url:
             raise ValueError(
                 "EDESK_REDIS_URL (workers) needs EDESK_DATABASE_URL: API and workers share "
@@ -361,10 +358,6 @@ class Settings(BaseSettings, RunOptions):
             from core.llm.faults import FaultPlan
 
             FaultPlan.of(self.faults)  # names the unknown fault
-        if self.lease_seconds < 3:
-            raise ValueError("EDESK_LEASE_SECONDS: must be >= 3")
-        if self.max_retries < 0:
-            raise ValueError("EDESK_MAX_RETRIES: must be >= 0")
         uses_openai = self.provider == "openai" or any(
             s.startswith("openai:") for s in self.role_models.values()
         )
@@ -419,6 +412,8 @@ def describe_settings_error(exc: ValidationError) -> str:
         var = f"{prefix}{name.upper()}" if name else ""
         msg = in_our_words(e)
         given = e.get("input")
+        if isinstance(given, list | tuple):  # a comma list, as it was typed
+            given = ",".join(str(g) for g in given)
         shown = "" if given is None or isinstance(given, dict) else f" (given {str(given)[:60]!r})"
         allowed = (f" (what it sets: {field.description})"
                    if field is not None and field.description else "")  # fmt: skip

@@ -16,7 +16,15 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
 
 
 class InputError(ValueError):
@@ -397,17 +405,36 @@ def _file_text(path: Path) -> str:
         raise InputError("not UTF-8 text") from None
 
 
+def _said_plainly(exc: ValidationError) -> InputError:
+    """A file's validation errors as one InputError: each field's path and what is wrong, in
+    our words (no library phrasing or links), at most five."""
+    from core.options import in_our_words
+
+    problems = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'the file'}: {in_our_words(e)}"
+        for e in exc.errors()
+    ]
+    more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+    return InputError("; ".join(problems[:5]) + more)
+
+
 def read_financials(path: Path) -> Financials:
     """A statements file (`--financials`, an eval folder's `ID.financials.*`): JSON, or CSV by
     its extension."""
-    return financials_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv")
+    try:
+        return financials_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv")
+    except ValidationError as exc:
+        raise _said_plainly(exc) from None
 
 
 def read_prices(path: Path, *, ticker: str | None = None, benchmark: str = "SPY") -> Prices:
     """A prices file (`--prices`, an eval folder's `ID.prices.*`): JSON, or CSV by its
     extension."""
-    return prices_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv",
-                            ticker=ticker, benchmark=benchmark)  # fmt: skip
+    try:
+        return prices_from_text(_file_text(path), csv_format=path.suffix.lower() == ".csv",
+                                ticker=ticker, benchmark=benchmark)  # fmt: skip
+    except ValidationError as exc:
+        raise _said_plainly(exc) from None
 
 
 def financials_from_text(text: str, *, csv_format: bool) -> Financials:

@@ -94,6 +94,15 @@ def in_our_words(error: Any) -> str:
         return f"needs at least {ctx['min_length']} items" + (f", got {count}" if count else "")
     if kind == "too_long" and "max_length" in ctx:
         return f"takes at most {ctx['max_length']} items" + (f", got {count}" if count else "")
+    if kind == "missing":
+        return "missing (required)"
+    if kind == "extra_forbidden":
+        return "not a known field"
+    bounds = {"greater_than_equal": (">=", "ge"), "less_than_equal": ("<=", "le"),
+              "greater_than": (">", "gt"), "less_than": ("<", "lt")}  # fmt: skip
+    if kind in bounds and bounds[kind][1] in ctx:
+        sign, key = bounds[kind]
+        return f"must be {sign} {ctx[key]}"
     return str(error.get("msg", "")).removeprefix("Value error, ")
 
 

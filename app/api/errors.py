@@ -29,11 +29,13 @@ class FieldError(Exception):
         status: int = 422,
         kind: str = "value_error",
         where: tuple[str | int, ...] = (),
+        source: str = "body",
     ):
-        """`where`: the path in the body to the object holding `field` (e.g. calls, 0)."""
+        """`where`: the path in the body to the object holding `field` (e.g. calls, 0);
+        `source`: "body", or "query" for a query parameter."""
         super().__init__(message)
         self.field, self.message, self.status, self.kind = field, message, status, kind
-        self.loc: list[str | int] = ["body", *where, field]
+        self.loc: list[str | int] = [source, *where, field]
 
 
 class ApiError(Exception):

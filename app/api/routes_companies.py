@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
@@ -81,13 +82,13 @@ class CompanyDetail(BaseModel):
 async def list_companies(manager: ManagerDep, owner: OwnerDep) -> list[CompanySummary]:
     """The companies with stored calls, by ticker (or name)."""
     newest = await manager.store.companies(owner)
-    return [
-        CompanySummary(
-            id=public_id(c.company_key or ""), company=c.company, ticker=c.ticker,
-            newest_period=c.period, url=f"/v1/companies/{public_id(c.company_key or '')}",
-        )
-        for c in newest
-    ]  # fmt: skip
+    out = []
+    for c in newest:
+        public = public_id(c.company_key or "")
+        out.append(CompanySummary(id=public, company=c.company, ticker=c.ticker,
+                                  newest_period=c.period,
+                                  url=f"/v1/companies/{quote(public, safe='')}"))  # fmt: skip
+    return out
 
 
 @router.get("/{company}", response_model=CompanyDetail, responses=refusals(404))

@@ -20,7 +20,7 @@ from app.api.deps import (
     SettingsDep,
     sse_response,
 )
-from app.api.errors import ApiError
+from app.api.errors import ApiError, FieldError
 from app.api.intake import read_run_request
 from app.api.schemas import (
     TRANSCRIPT_PATTERN,
@@ -38,6 +38,7 @@ from app.service.runs import RunManager
 from app.settings import Settings
 from app.storage import RunRecord
 from core.contract import Report
+from core.options import PIPELINE_NAMES
 from core.transcript import normalize_newlines
 from graphs import PIPELINES
 
@@ -170,6 +171,9 @@ async def list_runs(
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> RunPage:
     """Runs, newest first, filtered by status and pipeline."""
+    if pipeline is not None and pipeline not in PIPELINE_NAMES:
+        raise FieldError("pipeline", f"unknown pipeline; one of {', '.join(PIPELINE_NAMES)}",
+                         source="query")  # fmt: skip
     items, total = await manager.store.list_runs(
         owner=owner, status=status, pipeline=pipeline, limit=limit, offset=offset
     )

@@ -137,22 +137,27 @@ async def run_history(args: argparse.Namespace, settings: Settings, console: Con
     finally:
         await store.close()
     if found is None:
-        console.print(f"no stored call of {args.ticker} (earnings-desk ingest DIR, or analyze "
-                      "with --ticker, keeps calls)", highlight=False)  # fmt: skip
+        missing = (f"no stored call of {args.ticker} (earnings-desk ingest DIR, or analyze "
+                   "with --ticker, keeps calls)")  # fmt: skip
+        if args.json:  # still JSON on standard output, for a script reading it
+            print(json.dumps({"company": None, "error": missing, "calls": []}, indent=2))
+        else:
+            console.print(missing, highlight=False)
         return 1
+    newest = {r.call_id for r in found.current}
     if args.json:
         print(json.dumps({
             "company": found.key,
             "calls": [{"id": c.id, "period": c.period, "company": c.company, "ticker": c.ticker,
                        "source": c.source, "run_id": c.run_id,
-                       "stored_at": c.created_at.isoformat()} for c in found.calls],
+                       "stored_at": c.created_at.isoformat(),
+                       "superseded": c.record.call_id not in newest} for c in found.calls],
             "track_record": found.track_record.model_dump() if found.track_record else None,
         }, indent=2))  # fmt: skip
         return 0
     table = Table(title=f"{args.ticker}: {len(found.calls)} stored call(s)")
     for col in ("period", "stored", "source", "run", "read as"):
         table.add_column(col)
-    newest = {r.call_id for r in found.current}
     for c in sorted(found.calls, key=lambda c: (c.record.order, c.created_at)):
         superseded = "" if c.record.call_id in newest else " (superseded)"
         table.add_row(c.period + superseded, c.created_at.strftime("%Y-%m-%d %H:%M"), c.source,

@@ -35,8 +35,10 @@ def _csv(text: str | None) -> list[str]:
     return list(comma_items(text or ""))
 
 
-def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tuple[Settings, str]:
-    """Settings for one model spec, and the label the tables use."""
+def model_settings(
+    base: Settings, spec: str | None, cache: Path | None, flag: str = "--models"
+) -> tuple[Settings, str]:
+    """Settings for one model spec (given with `flag`), and the label the tables use."""
     update: dict[str, Any] = {"llm_cache": cache}
     if spec is None:
         label = model_label(base)
@@ -45,7 +47,7 @@ def model_settings(base: Settings, spec: str | None, cache: Path | None) -> tupl
     elif spec.startswith("openai:") and spec.removeprefix("openai:"):
         update["provider"], update["model"], label = "openai", spec.removeprefix("openai:"), spec
     else:
-        raise EvalUsageError(f"model spec {spec!r}: use local, fake or openai:NAME")
+        raise EvalUsageError(f"{flag}: model spec {spec!r}: use local, fake or openai:NAME")
     return base.model_copy(update=update), label
 
 
@@ -113,7 +115,7 @@ def plan(args: argparse.Namespace, settings: Settings) -> EvalPlan:
     cache = None if args.no_cache else Path(args.cache or settings.data_dir / "llm-cache.sqlite")
     specs: list[str | None] = list(_csv(args.models)) or [None]
     configs = [model_settings(settings, s, cache) for s in specs]
-    judge = model_settings(settings, args.judge, cache) if args.judge else None
+    judge = model_settings(settings, args.judge, cache, "--judge") if args.judge else None
     return EvalPlan(items, pipelines, pairs, cache, configs, judge, Path(args.out))
 
 

@@ -138,7 +138,8 @@ def _telegram_period(period: str | None) -> str:
 
 
 def highlights(figures: list[KeyFigure], outlook: list[GuidanceItem]) -> list[Highlight]:
-    """5-8 bullets: the strongest key figures, then guidance, in ECTSum's telegram style."""
+    """Up to 8 bullets (at least 5 when there are 5 key figures): the strongest key figures, then
+    guidance, in ECTSum's telegram style."""
     guided = [_guidance_bullet(g) for g in outlook[:3]]
     room = max(5, 8 - len(guided)) if len(figures) >= 5 else len(figures)
     return [_figure_bullet(f) for f in figures[: min(room, 8 - len(guided))]] + guided

@@ -95,6 +95,9 @@ def test_list_and_filter(tmp_path: Path) -> None:
         assert client.get("/v1/runs?pipeline=zero_shot").json()["total"] == 2
         assert client.get("/v1/runs?status=failed").json()["total"] == 0
         assert client.get("/v1/runs?status=bogus").status_code == 422
+        bogus = client.get("/v1/runs?pipeline=bogus")  # a filter that cannot match: refused
+        assert bogus.status_code == 422
+        assert bogus.json()["detail"][0]["loc"] == ["query", "pipeline"]
         assert client.get("/v1/runs?limit=0").status_code == 422
 
 

@@ -165,8 +165,17 @@ def test_settings_problems_found_in_the_walkthrough(
     monkeypatch.delenv("EDESK_ROLE_MODELS")
     monkeypatch.setenv("EDESK_MAX_RUNS", "0")
     assert main(["runs"]) == 2
-    assert "EDESK_MAX_RUNS: must be >= 1" in capsys.readouterr().err
+    err = capsys.readouterr().err  # the bound, the value given and what the setting sets
+    assert "EDESK_MAX_RUNS: must be >= 1 (given '0') (what it sets: runs executing" in err
     monkeypatch.delenv("EDESK_MAX_RUNS")
+    monkeypatch.setenv("EDESK_LEASE_SECONDS", "1")
+    assert main(["runs"]) == 2
+    assert "EDESK_LEASE_SECONDS: must be >= 3" in capsys.readouterr().err
+    monkeypatch.delenv("EDESK_LEASE_SECONDS")
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", "simple_writer")
+    assert main(["runs"]) == 2
+    assert "(given 'simple_writer')" in capsys.readouterr().err  # as typed, not a tuple
+    monkeypatch.delenv("EDESK_ENSEMBLE_VARIANTS")
     monkeypatch.setenv("EDESK_TOKEN_BUDGET", "none")
     monkeypatch.setenv("EDESK_PROVIDR", "fake")
     assert main(["runs"]) == 0
@@ -223,3 +232,16 @@ def test_a_list_too_short_is_said_in_our_words(
     assert main(["analyze", str(SAMPLE), "--pipeline", "facts"]) == 2
     out = capsys.readouterr()
     assert "EDESK_ENSEMBLE_VARIANTS: needs at least 2 items, got 1" in out.out + out.err
+
+
+def test_a_bad_financials_file_is_said_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    bad = tmp_path / "fin.json"
+    bad.write_text('{"bad": 1}', encoding="utf-8")
+    assert main(["analyze", str(SAMPLE), "--pipeline", "facts", "--financials", str(bad)]) == 2
+    said = capsys.readouterr()
+    text = said.out + said.err
+    assert "most_recent_earnings: missing (required)" in text and "bad: not a known field" in text
+    assert "pydantic" not in text and "Field required" not in text

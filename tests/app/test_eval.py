@@ -214,7 +214,8 @@ def test_cli_eval_end_to_end_then_zero_calls(
     [
         (["--pipelines", "nope"], "--pipelines: unknown nope"),
         (["--concurrency", "0"], "--concurrency must be >= 1"),
-        (["--models", "gpt"], "model spec 'gpt'"),
+        (["--models", "gpt"], "--models: model spec 'gpt'"),
+        (["--judge", "bogus"], "--judge: model spec 'bogus'"),
         (["--pairwise", "findebate,findebate"], "--pairwise takes two different"),
         (["--ids", "NOPE"], "no transcript for id(s) NOPE"),
         (["--pipelines", "adversarial@S9"], "--pipelines: 1 validation error"),
