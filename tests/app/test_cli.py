@@ -184,7 +184,12 @@ def test_financials_and_prices_files(tmp_path: Path) -> None:
             '{"most_recent_earnings": {"totalRevenue": "x"}}',
             "fiscalDateEnding",
         ),
-        ("--prices", "p.csv", "date,open,high,low,close\n2026-07-01,1,2,0.5,-3\n", "greater than"),
+        (
+            "--prices",
+            "p.csv",
+            "date,open,high,low,close\n2026-07-01,1,2,0.5,-3\n",
+            "company.bars.0.close: must be > 0",
+        ),
         ("--prices", "p.json", '{"company": {"symbol": "X", "bars": []}}', "at least 2"),
     ],
 )
@@ -245,7 +250,7 @@ def test_ensemble_flag_picks_members(tmp_path: Path) -> None:
         (["--pipeline", "writer_feedback", "--ensemble", "panel,panel"], "--ensemble"),
         (
             ["--pipeline", "writer_feedback", "--feedback-iterations", "0"],
-            "--feedback-iterations: Input should be greater than or equal to 1",
+            "--feedback-iterations: must be >= 1",
         ),
         (["--pipeline", "findebate", "--chunk-words", "5"], "--chunk-words"),
         (["--pipeline", "findebate", "--variant", "ensemble"], "writer_feedback only"),

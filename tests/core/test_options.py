@@ -56,7 +56,7 @@ def test_a_new_field_appears_in_all_four(monkeypatch: pytest.MonkeyPatch) -> Non
     assert isinstance(resolved, Extended) and resolved.novelty_level == 4
     with pytest.raises(OptionError, match="--novelty-level applies to --pipeline findebate"):
         resolve(args, "zero_shot", Extended(), Extended)
-    with pytest.raises(OptionError, match="--novelty-level: Input should be less than"):
+    with pytest.raises(OptionError, match="--novelty-level: must be <= 9"):
         resolve(parser.parse_args(["--novelty-level", "99"]), "findebate", Extended(), Extended)
 
     # 4. the stored form: typed, and read back as it was written
