@@ -365,6 +365,17 @@ class Settings(BaseSettings, RunOptions):
             raise ValueError("EDESK_PROVIDER=openai needs EDESK_MODEL (e.g. gpt-4o-mini)")
         return self
 
+    def missing_openai_key(self) -> str | None:
+        """What is missing when a role's model is OpenAI's own API and no key is set (an
+        OpenAI-compatible server at EDESK_OPENAI_BASE_URL may need none); None otherwise."""
+        uses_openai = self.provider == "openai" or any(
+            s.startswith("openai:") for s in self.role_models.values()
+        )
+        if uses_openai and self.openai_api_key is None and self.openai_base_url is None:
+            return ("EDESK_OPENAI_API_KEY is required for api.openai.com (or set "
+                    "EDESK_OPENAI_BASE_URL to an OpenAI-compatible server)")  # fmt: skip
+        return None
+
     def uses_local(self) -> bool:
         return self.provider == "local" or any(
             s.startswith("local") for s in self.role_models.values()

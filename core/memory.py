@@ -196,6 +196,19 @@ def _revision(before: Line, now: Line) -> Revision:
     return "raised" if (now.low + now.high) > (before.low + before.high) else "lowered"
 
 
+def _amount(value: float, like: str) -> str:
+    """A gap in the unit of the figure it is measured on (`like`, as the call wrote it): money
+    in dollars (millions, billions), a percentage in percentage points, else a plain number."""
+    if "$" in like:
+        for scale, word in ((1e9, "billion"), (1e6, "million")):
+            if value >= scale:
+                return f"${value / scale:,.3g} {word}"
+        return f"${value:,.2f}".rstrip("0").rstrip(".")
+    if "%" in like:
+        return f"{value:,.3g} percentage points"
+    return f"{value:,.4g}"
+
+
 _SAYS = {"raised": "raised", "lowered": "lowered", "reaffirmed": "maintained"}
 
 
@@ -315,7 +328,7 @@ def track_record_markdown(tr: TrackRecord) -> str:
                   "| line | period | guided (call) | delivered | verdict |",
                   "|---|---|---|---|---|"]  # fmt: skip
         for d in delivered:
-            by = f" by {abs(d.by):,.4g}" if d.by is not None else ""
+            by = f" by {_amount(abs(d.by), d.actual or d.guided)}" if d.by is not None else ""
             line = _name(d.metric, d.basis, d.role)
             lines.append(f"| {line} | {d.period} | {d.guided} ({d.guided_period}) | "
                          f"{d.actual} | {d.verdict}{by} |")  # fmt: skip

@@ -142,7 +142,8 @@ class RunOptions(BaseModel):
         default=10,
         ge=0,
         le=100,
-        description="findebate: the debate is reverted when a conviction moves more than this",
+        description="findebate: the debate is reverted when a conviction moves more than this "
+        "(accepted by every pipeline, used by findebate's debate)",
     )
     debate_rounds: Annotated[int, Surface(pipelines=("findebate",), metavar="N")] = Field(
         default=1,
@@ -204,7 +205,8 @@ class RunOptions(BaseModel):
     retriever: Retriever = Field(
         default="hybrid",
         description="findebate's and multi_agent's evidence search: hybrid (dense + BM25, "
-        "fused by rank), dense or bm25; standard_rag always uses dense",
+        "fused by rank), dense or bm25; standard_rag always uses dense (accepted by every "
+        "pipeline, used by those two)",
     )
     profile: Profile = Field(
         default="desk",

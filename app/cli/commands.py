@@ -125,6 +125,10 @@ def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | N
             )  # fmt: skip
         except (InputError, ValidationError) as exc:
             raise UsageError(f"--{flag} {path}: {exc}") from None
+    prices = loaded["prices"]
+    if isinstance(prices, Prices) and args.benchmark and prices.benchmark is None:
+        print(f"note: --benchmark {args.benchmark}: not in {args.prices}, so no returns "
+              "relative to a benchmark", file=sys.stderr)  # fmt: skip
     return loaded["financials"], loaded["prices"]
 
 
@@ -180,6 +184,8 @@ def write_outputs(outcome: RunOutcome, out_dir: Path) -> list[Path]:
 
 
 async def _analyze(args: argparse.Namespace, settings: Settings, console: Console) -> int:
+    if args.pipeline != "facts" and (missing := settings.missing_openai_key()):
+        raise UsageError(missing)  # before anything runs: a setting, not the run's failure
     transcript = read_transcript(args.path, settings)
     financials, prices = read_inputs(args)
     if args.fetch:
@@ -241,11 +247,15 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         if outcome.report is not None:
             kept = await remember_call(store, None, outcome.run_id, outcome.report, transcript.text)
             if kept is None and outcome.report.facts is not None:
-                console.print(
-                    "[yellow]note:[/] the call is not kept for its company's track record: its "
-                    'fiscal period is not stated (give --period, e.g. --period "Q3 2021")',
-                    highlight=False,
+                why = (
+                    f"--period {args.period!r} is not a fiscal period it can place (e.g. "
+                    '"Q3 2021", "FY 2021")'
+                    if args.period
+                    # fmt: skip
+                    else 'its fiscal period is not stated (give --period, e.g. --period "Q3 2021")'
                 )
+                console.print(f"[yellow]note:[/] the call is not kept for its company's track "
+                              f"record: {why}", highlight=False)  # fmt: skip
     finally:
         await store.close()
     if outcome.report is None:

@@ -42,6 +42,7 @@ from app.evaluation.summary import write_rows
 from core.contract import Horizon, Position, Recommendation
 from core.inputs import InputError, PriceSeries, prices_from_text
 from core.metrics import LABEL_KEYS
+from core.options import in_our_words
 
 
 class BacktestError(ValueError):
@@ -155,7 +156,7 @@ def _read_series(path: Path, ticker: str) -> PriceSeries:
         if len(loc) >= 2 and loc[0] == "bars" and isinstance(loc[1], int):
             # bars are validated as given: CSV row = index + 2 (the header is row 1)
             where = f" row {loc[1] + 2}" if csv_format else f" bar {loc[1] + 1}"
-        raise BacktestError(f"{path}{where}: {err['msg']}") from None
+        raise BacktestError(f"{path}{where}: {in_our_words(err)}") from None
     except (InputError, json.JSONDecodeError) as exc:
         raise BacktestError(f"{path}: {exc}") from None
     return series

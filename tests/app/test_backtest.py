@@ -94,7 +94,7 @@ def test_window_past_the_data_and_unpriced_calls_are_listed(world: dict[str, Pat
     ("rows", "message"),
     [
         (["2024-01-01,1,1,1,1", "2024-01-01,2,2,2,2"], "two bars for 2024-01-01"),
-        (["2024-01-01,1,1,1,1", "2024-01-02,1,1,1,-3"], "UP.csv row 3: Input should be greater"),
+        (["2024-01-01,1,1,1,1", "2024-01-02,1,1,1,-3"], "UP.csv row 3: must be > 0"),
         (["2024-01-01,1,1,1,1", "2024-01-02,1,1,1,0"], "UP.csv row 3"),
         (["2024-01-01,1,1,1,1", "2024-01-02,1,1,1,abc"], "UP.csv row 3"),
     ],

@@ -245,3 +245,28 @@ def test_a_bad_financials_file_is_said_plainly(
     text = said.out + said.err
     assert "most_recent_earnings: missing (required)" in text and "bad: not a known field" in text
     assert "pydantic" not in text and "Field required" not in text
+
+
+def test_walkthrough_five_a_key_a_period_and_a_benchmark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """OpenAI's API without a key is a setting problem (exit 2, before anything runs); a --period
+    that cannot be placed and a --benchmark the prices file lacks are said, not assumed."""
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_PROVIDER", "openai")
+    monkeypatch.setenv("EDESK_MODEL", "gpt-4o-mini")
+    monkeypatch.delenv("EDESK_OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("EDESK_OPENAI_BASE_URL", raising=False)
+    assert main(["analyze", str(SAMPLE), "--pipeline", "zero_shot"]) == 2
+    said = capsys.readouterr()
+    assert "EDESK_OPENAI_API_KEY is required" in said.out + said.err
+    prices = SAMPLE.parent / "northwind_prices.csv"
+    args = ["analyze", str(SAMPLE), "--pipeline", "facts", "--ticker", "NWL", "--prices",
+            str(prices), "--benchmark", "QQQ", "--period", "third quarter",
+            "--out", str(tmp_path / "o")]  # fmt: skip
+    assert main(args) == 0  # the facts pipeline needs no key
+    said = capsys.readouterr()
+    text = said.out + said.err
+    assert "--benchmark QQQ: not in" in text
+    assert "--period 'third quarter' is not a fiscal period it can place" in text

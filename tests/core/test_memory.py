@@ -188,3 +188,17 @@ def test_the_facts_pipelines_rules_read_the_track_record() -> None:
     assert signals(facts) == []
     recs, _ = stance(facts, record)
     assert recs[2].position.value == "LONG"  # a month weighs the fundamentals 1.5x
+
+
+def test_how_far_a_result_missed_its_outlook_is_said_in_its_unit() -> None:
+    """ "beat by $12 million", "missed by 0.3 percentage points": never a raw 1.2e+07."""
+    q1 = parse_transcript("For the second quarter we expect revenue of $590 million to $600 "
+                          "million.\n")  # fmt: skip
+    q2 = parse_transcript("Revenue was $612 million, up 8% year over year.\n")
+    first = record_of("q1", call_facts(q1, call=CallInfo(company="Acme", period="Q1 2026")))
+    second = record_of("q2", call_facts(q2, call=CallInfo(company="Acme", period="Q2 2026")))
+    assert first is not None and second is not None
+    tr = track_record(second, [first])
+    assert tr is not None and [d.verdict for d in tr.delivered] == ["beat"]
+    text = track_record_markdown(tr)
+    assert "beat by $12 million" in text and "e+0" not in text
