@@ -168,11 +168,11 @@ def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
         "No language model wrote this report. Each horizon's stance is the sum of the rules "
         "below (LONG at `+1.5` or more, SHORT at `-1.5` or less, otherwise NEUTRAL; over a "
         "month, guidance and reported growth weigh `1.5x` and tone `0.5x`). They read only the "
-        "rows the code attributed: guidance the call says it raised, lowered, reaffirmed or "
-        "withdrew, company-wide results whose stated change is up or down (metrics where "
-        "more is better), and, when the company has earlier stored calls, an outlook the numbers "
-        "show raised or lowered against the previous call's and a result that beat or missed "
-        "what was guided.",
+        "verified rows the code attributed (never the unconfirmed ones): guidance the call says "
+        "it raised, lowered, reaffirmed or withdrew, company-wide results whose stated change is "
+        "up or down (metrics where more is better), and, when the company has earlier stored "
+        "calls, an outlook the numbers show raised or lowered against the previous call's where "
+        "the call's words did not say so, and a result that beat or missed what was guided.",
         "",
     ]
     if fired:
