@@ -358,10 +358,7 @@ class Settings(BaseSettings, RunOptions):
             from core.llm.faults import FaultPlan
 
             FaultPlan.of(self.faults)  # names the unknown fault
-        uses_openai = self.provider == "openai" or any(
-            s.startswith("openai:") for s in self.role_models.values()
-        )
-        if uses_openai and self.provider == "openai" and not self.model:
+        if self.provider == "openai" and not self.model:
             raise ValueError("EDESK_PROVIDER=openai needs EDESK_MODEL (e.g. gpt-4o-mini)")
         return self
 

@@ -23,8 +23,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from app.storage.sqlite import JOURNAL_LIMIT, SHRINK, make_shrinkable
+from app.storage.store import FRESH_SECONDS
 
-FRESH_SECONDS = 1.0  # a pooled connection used this recently is handed out unchecked
 _CHECKPOINT_LOCK = 0x4544455343  # advisory lock for LangGraph's checkpoint migrations
 
 

@@ -133,7 +133,9 @@ def _to_call(m: Any) -> StoredCall:
     )  # fmt: skip
 
 
-FRESH_SECONDS = 1.0  # a pooled connection used this recently is handed out unpinged
+# a pooled PostgreSQL connection used this recently is handed out unpinged, unchecked (the
+# store's pool and the checkpoint pool alike)
+FRESH_SECONDS = 1.0
 
 
 def _ping_when_idle(engine: AsyncEngine) -> None:
