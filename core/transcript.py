@@ -182,6 +182,8 @@ def parse_transcript(
         if turns:
             return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
     turns = _inline_turns(text)
+    if not turns and (unglued := _unglued(text)) != text:
+        turns = _inline_turns(unglued)
     if turns:
         return Transcript(text=text, format="markdown", turns=turns, sha256=sha)
     start, end = _strip_span(text, 0, len(text))
@@ -330,6 +332,36 @@ def _inline_turns(text: str) -> list[Turn]:
     if sum(t.speaker is not None for t in turns) < 3 or len(speakers) < 2:
         return []
     return turns
+
+
+# A call pasted with its line breaks lost ("... to the call. CFO: Revenue grew ..."): a label
+# that starts a sentence is a turn's start when it is a title, "Operator", "Name -- Title" or a
+# section marker; a bare name is not (on one line there is no roster to tell it from a phrase).
+_GLUED = re.compile(
+    r"(?<=[.!?\"”’)\]])(?P<gap>\s+)(?=(?P<label>Operator|Question[- ]and[- ]Answer Session|"
+    r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,4}\s+--\s+[^:\n]{1,60}?|"
+    r"(?:the\s+)?(?:CEO|CFO|COO|CTO|CAO|President|Chair(?:man|woman)?|Moderator|Analyst|"
+    r"Chief [A-Z][\w ]{0,40}Officer))\s*:?\s)"
+)
+
+# ... and the section marker ends its own line ("... ago. Question-and-Answer Session Operator:")
+_GLUED_SECTION = re.compile(
+    r"(?<=Question-and-Answer Session|Question and Answer Session)(?P<gap>\s+)(?=[A-Z])"
+)
+
+
+def _unglued(text: str) -> str:
+    """`text` with a line break in place of the last blank before each glued label, so the
+    pasted layout's reader sees one label a line; the same length, so every turn's span is a
+    span of the text as given."""
+
+    def cut(m: re.Match[str]) -> str:
+        gap = m.group("gap")
+        return gap[:-1] + "\n"
+
+    if text.count("\n") > 3 * max(1, len(_GLUED.findall(text))):
+        return text  # a call with its lines: not glued
+    return _GLUED_SECTION.sub(cut, _GLUED.sub(cut, text))
 
 
 def _named_line(stripped: str) -> Line:

@@ -89,7 +89,32 @@ def start_server(
     require_marker(SERVER_MARKERS, "starts a real server process")
     if not fake:
         require_marker({"local_model"}, "starts a server on the bundled model")
-    port = port or free_port()
+    if port is not None:
+        return _start(tmp, latency=latency, key=key, fake=fake, env=env, port=port)
+    # A port found free can be taken before the server binds it (the server's own llama.cpp
+    # child asks the kernel for a free port during startup too): choose again, at most thrice.
+    for attempt in range(3):
+        try:
+            return _start(tmp, latency=latency, key=key, fake=fake, env=env, port=free_port())
+        except PortTaken:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class PortTaken(RuntimeError):
+    pass
+
+
+def _start(
+    tmp: Path,
+    *,
+    latency: float,
+    key: str | None,
+    fake: bool,
+    env: dict[str, str] | None,
+    port: int,
+) -> Server:
     extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDESK_")}
     env |= {"EDESK_DATA_DIR": str(tmp / "data"), "EDESK_SSE_HEARTBEAT": "2"}
@@ -112,7 +137,9 @@ def start_server(
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited {proc.returncode}:\n{log.read_text()[-3000:]}")
+            text = log.read_text()
+            error = PortTaken if "address already in use" in text else RuntimeError
+            raise error(f"server exited {proc.returncode}:\n{text[-3000:]}")
         with contextlib.suppress(OSError, urllib.error.URLError):
             urllib.request.urlopen(server.url + "/healthz", timeout=2).close()
             return server

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -339,7 +341,11 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
     # (app.api) logs method, path, status and time only.
     from app.api.limits import guarded_h11
 
-    uvicorn.run(
+    # The address is taken before the application starts (the bundled model's server asks the
+    # kernel for a free port while it starts, and startup takes seconds): an address in use is
+    # said at once, and nothing started meanwhile can take it.
+    sock = listen_socket(args.host, args.port)
+    config = uvicorn.Config(
         create_app(settings),
         host=args.host,
         port=args.port,
@@ -349,7 +355,24 @@ def serve(args: argparse.Namespace, settings: Settings) -> int:
         # uvicorn's own lines (its tracebacks too) go through the root handler, which scrubs
         log_config=None,
     )
+    with sock:
+        uvicorn.Server(config).run(sockets=[sock])
     return EXIT_OK
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A bound socket for `serve` (what uvicorn would bind: SO_REUSEADDR, IPv6 for an IPv6
+    host); an address that cannot be bound is a ConfigError naming it."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        reason = "already in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        raise ConfigError(f"cannot serve on {host}:{port}: {reason}") from None
+    return sock
 
 
 def worker(args: argparse.Namespace, settings: Settings) -> int:

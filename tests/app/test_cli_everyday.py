@@ -219,6 +219,28 @@ def test_standard_input_gets_a_folder_named_for_it_and_ports_are_bounded(
     assert "--port" in capsys.readouterr().err
 
 
+def test_serve_on_an_address_in_use_says_so_before_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """The address is bound before the application starts: one in use is exit 2 naming it,
+    and the application (the bundled model's server with it) is never built."""
+    import socket
+
+    import app.api
+
+    built: list[object] = []
+    monkeypatch.setattr(app.api, "create_app", lambda settings: built.append(settings))
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert f"cannot serve on 127.0.0.1:{port}: already in use" in capsys.readouterr().err
+    assert built == []
+
+
 def test_a_list_too_short_is_said_in_our_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:

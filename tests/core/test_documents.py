@@ -140,6 +140,27 @@ def test_the_pasted_layout_is_split_into_turns_and_qa() -> None:
         layout_note(plain) or "")  # fmt: skip
 
 
+def test_a_call_pasted_on_one_line_is_still_split_into_turns() -> None:
+    """A page copied with its line breaks lost: a title, "Operator", "Name -- Title" or the
+    Q&A marker starting a sentence opens a turn; every turn's span is a span of the text as
+    given; a bare name or a phrase with a colon mid-line is not a speaker."""
+    text = " ".join(CALL)
+    t = parse_transcript(text)
+    assert [(x.section, x.speaker) for x in t.turns] == [
+        ("Prepared Remarks", "Operator"),
+        ("Prepared Remarks", "Jane Doe (Chief Executive Officer)"),
+        ("Prepared Remarks", "CFO"),
+        ("Questions and Answers", "Operator"),
+        # on one line there is no roster: "John Smith:" stays inside the operator's turn
+        ("Questions and Answers", "Jane Doe (Chief Executive Officer)"),
+    ]
+    assert t.text == text and layout_note(t) is None
+    assert text[t.turns[2].start : t.turns[2].end] == CALL[2].removeprefix("CFO: ")
+    glued = parse_transcript("Revenue for the quarter: up 8%. Outlook: we expect $2.4 billion. "
+                             "Our CEO: Jane Doe said so. John Smith: thanks.")  # fmt: skip
+    assert glued.format == "plain"
+
+
 def test_the_cli_reads_standard_input_and_refuses_a_web_address(
     tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,7 +22,7 @@ SHORT = {
     "simple_writer": 260, "advanced_writer": 300, "rewriter": 260, "panel": 100,
     "financial_expert": 80, "risk_reviewer": 80, "persuasiveness": 80,
     "factual_analyst": 160, "behavioral_analyst": 160, "market_analyst": 120, "bull": 120,
-    "bear": 120, "stress_analyst": 50, "lead_analyst": 450, "writer": 300, "analyst": 100,
+    "bear": 120, "stress_analyst": 50, "lead_analyst": 450, "writer": 160, "analyst": 100,
     "psychologist": 100, "editor": 100, "client": 40,
 }  # fmt: skip
 
@@ -33,8 +33,8 @@ def local_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EDESK_MAX_TOKENS", json.dumps(SHORT))
-    monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "900")
-    monkeypatch.setenv("EDESK_EVIDENCE_WORDS", "400")
+    monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "500")
+    monkeypatch.setenv("EDESK_EVIDENCE_WORDS", "250")
     return tmp_path / "out"
 
 
