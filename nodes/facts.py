@@ -4,6 +4,7 @@ extracted by code, each with its quote), and the report's "Call facts" section."
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -47,11 +48,29 @@ def verified(state: PipelineState, *, filing: bool = True) -> dict[str, Fit]:
     found = state.get("facts")
     if found is None:
         return {}
-    checked = filing_lines(found) if filing else []
     record = state.get("track_record")
+    key = (id(found), id(record), filing)
+    kept = _BLOCKS.get(key)
+    if kept is not None and kept[0] is found and kept[1] is record:
+        _BLOCKS.move_to_end(key)
+        return {"facts": kept[2]}
+    checked = filing_lines(found) if filing else []
     memory = [track_record_markdown(record)] if record is not None else []
     lines = "\n".join([facts_block(found), *checked, *memory]).split("\n")
-    return {"facts": Fit.of("call facts", lines, joiner="\n", gap="- (…)")}
+    fit = Fit.of("call facts", lines, joiner="\n", gap="- (…)")
+    _BLOCKS[key] = (found, record, fit)
+    if len(_BLOCKS) > _BLOCKS_KEPT:
+        _BLOCKS.popitem(last=False)
+    return {"facts": fit}
+
+
+# Every model node of a run renders the same block from the same state objects (a node returns
+# new values, never changes the state it was given): built once per run and kept for the runs in
+# flight, by identity (the objects themselves are held, so an id is never reused meanwhile).
+_BLOCKS: OrderedDict[tuple[int, int, bool], tuple[CallFacts, TrackRecord | None, Fit]] = (
+    OrderedDict()
+)
+_BLOCKS_KEPT = 64
 
 
 @traced("facts", summary=facts_summary)

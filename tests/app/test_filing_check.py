@@ -57,3 +57,24 @@ def test_the_models_data_block_carries_the_verdicts() -> None:
     block = verified({"facts": facts})["facts"].whole()
     assert "- Filing check, Revenue $612 million (Q2 2026): matches the filing" in block
     assert "filed: $75.0 million" in block
+
+
+def test_the_data_block_is_built_once_a_run_and_never_served_to_other_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every model node of a run asks for the same block: built once for the run's objects; a
+    different facts object (another run), a track record or `filing=False` gets its own."""
+    import nodes.facts
+    from core.facts import call_facts
+
+    built: list[int] = []
+    real = nodes.facts.facts_block
+    monkeypatch.setattr(nodes.facts, "facts_block", lambda f: built.append(1) or real(f))
+    facts = call_facts(parse_transcript(SAMPLE.read_text()))
+    first = verified({"facts": facts})["facts"]
+    assert verified({"facts": facts})["facts"] is first and len(built) == 1
+    other = facts.model_copy(update={"guidance": []})
+    assert verified({"facts": other})["facts"] is not first and len(built) == 2
+    assert verified({"facts": facts}, filing=False)["facts"] is not first
+    assert verified({"facts": facts})["facts"].whole() == first.whole() == "\n".join(
+        first.pieces)  # fmt: skip
