@@ -64,12 +64,19 @@ def test_the_data_block_is_built_once_a_run_and_never_served_to_other_objects(
 ) -> None:
     """Every model node of a run asks for the same block: built once for the run's objects; a
     different facts object (another run), a track record or `filing=False` gets its own."""
+    import core.facts
     import nodes.facts
+    from core.contract import CallFacts
     from core.facts import call_facts
 
     built: list[int] = []
-    real = nodes.facts.facts_block
-    monkeypatch.setattr(nodes.facts, "facts_block", lambda f: built.append(1) or real(f))
+    real = core.facts.facts_block
+
+    def counted(found: CallFacts) -> str:
+        built.append(1)
+        return real(found)
+
+    monkeypatch.setattr(nodes.facts, "facts_block", counted)
     facts = call_facts(parse_transcript(SAMPLE.read_text()))
     first = verified({"facts": facts})["facts"]
     assert verified({"facts": facts})["facts"] is first and len(built) == 1
