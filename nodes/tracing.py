@@ -76,7 +76,7 @@ def traced(name: str, summary: Summary = describe) -> Callable[[NodeFn[StateT]],
             token = current_stats.set(stats)
             node_token = node_var.set(name)
             meter_token = cpu_meter.set(meter)
-            sources = figure_sources(_sources(state))
+            sources = figure_sources(functools.partial(_sources, state))  # read if asked
             started = datetime.now(UTC)
             t0 = time.perf_counter()
             with tracer().start_as_current_span(f"node {name}") as span:

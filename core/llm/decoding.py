@@ -14,7 +14,7 @@ follows "Conviction:". It changes which figures a model can write, not the check
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
@@ -161,14 +161,20 @@ def _alternatives(numbers: Sequence[str]) -> str:
     return " | ".join(_literal(n) for n in numbers) if numbers else _NEVER
 
 
-# What the running node's figures may rest on (set by nodes.tracing.traced from its state).
-_sources: ContextVar[tuple[str, ...] | None] = ContextVar("edesk_figure_sources", default=None)
+# What the running node's figures may rest on (set by nodes.tracing.traced from its state): the
+# sources, or a function that reads them, called the first time a grammar is asked for (most
+# providers never ask: the sources of a node that calls no local model are never read).
+Sources = Sequence[str] | None
+_sources: ContextVar[list[Sources | Callable[[], Sources]] | None] = ContextVar(
+    "edesk_figure_sources", default=None
+)
 
 
 @contextmanager
-def figure_sources(sources: Sequence[str] | None) -> Iterator[None]:
-    """Within this block, `current_grammar()` constrains free text to `sources`' figures."""
-    token = _sources.set(tuple(sources) if sources else None)
+def figure_sources(sources: Sources | Callable[[], Sources]) -> Iterator[None]:
+    """Within this block, `current_grammar()` constrains free text to `sources`' figures
+    (`sources` may be a function: read once, when a grammar is first asked for)."""
+    token = _sources.set([sources])
     try:
         yield
     finally:
@@ -177,8 +183,13 @@ def figure_sources(sources: Sequence[str] | None) -> Iterator[None]:
 
 def current_grammar() -> str | None:
     """The grammar for the running node's sources; None outside a node that has a call."""
-    sources = _sources.get()
-    return _grammar(sources) if sources else None
+    holder = _sources.get()
+    if holder is None:
+        return None
+    found = holder[0]
+    if callable(found):
+        found = holder[0] = found()
+    return _grammar(tuple(found)) if found else None
 
 
 @lru_cache(maxsize=16)  # a run's nodes share their sources: built once (a few ms) per call

@@ -213,3 +213,22 @@ def test_hosted_models_take_the_grammar_only_when_asked(tmp_path: Path) -> None:
     assert on.chat("synthesizer").grammar
     with pytest.raises(ValueError, match="grounded_decoding"):
         _settings(tmp_path, grounded_decoding="sometimes")
+
+
+def test_sources_given_as_a_function_are_read_once_and_only_when_asked() -> None:
+    """A node's sources are read the first time its model asks for a grammar (a hosted or
+    fake model never asks: nothing is read), and once for all its calls."""
+    reads: list[int] = []
+
+    def read() -> list[str]:
+        reads.append(1)
+        return [SOURCE]
+
+    with figure_sources(read):
+        assert reads == []
+        first = current_grammar()
+        assert current_grammar() == first and reads == [1]
+    with figure_sources([SOURCE]):
+        assert current_grammar() == first
+    with figure_sources(lambda: None):
+        assert current_grammar() is None
