@@ -9,7 +9,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.market import MarketSource
-from core.options import CommaList, RunOptions, in_our_words
+from core.options import CommaList, RunOptions, in_our_words, own_errors
 
 Provider = Literal["local", "openai", "fake"]
 
@@ -414,7 +414,7 @@ def describe_settings_error(exc: ValidationError) -> str:
     given (cut), what is allowed where the field says so; no library links or internal names."""
     lines = []
     prefix = Settings.model_config.get("env_prefix", "EDESK_")
-    for e in exc.errors():
+    for e in own_errors(exc.errors()):
         name = str(e["loc"][0]) if e["loc"] else ""
         field = Settings.model_fields.get(name)
         var = f"{prefix}{name.upper()}" if name else ""

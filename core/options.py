@@ -11,6 +11,7 @@ A new option is one field here; a field that only some surfaces take says so wit
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -60,8 +61,29 @@ class Surface:
 
 
 def comma_items(text: str) -> tuple[str, ...]:
-    """`"a, b,,c"` -> `("a", "b", "c")`: the non-blank parts of a comma-separated list."""
+    """`"a, b,,c"` -> `("a", "b", "c")`: the non-blank parts of a comma-separated list; a JSON
+    array of strings (`["a", "b"]`, as other settings are written) is read as its items."""
+    stripped = text.strip()
+    if stripped.startswith("[") and stripped.endswith("]"):
+        try:
+            items = json.loads(stripped)
+        except ValueError:
+            items = None
+        if isinstance(items, list) and all(isinstance(i, str) for i in items):
+            return tuple(i.strip() for i in items if i.strip())
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def own_errors(errors: list[Any]) -> list[Any]:
+    """A validation's errors without the length error a list gets when one of its items was
+    refused ("needs at least 2 items" of a list of two, one of them unknown): the item's own
+    error says what is wrong."""
+    items_refused = {e["loc"][0] for e in errors if len(e.get("loc") or ()) > 1}
+    return [
+        e for e in errors
+        if not (e.get("type") == "too_short" and len(e.get("loc") or ()) == 1
+                and e["loc"][0] in items_refused)
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -197,7 +219,8 @@ class RunOptions(BaseModel):
         default=ENSEMBLE_MEMBERS,
         min_length=2,
         max_length=4,
-        description="writer_feedback ensemble: the variants to run and grade (two or more)",
+        description="writer_feedback ensemble: the variants to run and grade (two or more; "
+        "the CLI's --ensemble given without --variant runs the ensemble)",
     )
     feedback_iterations: Annotated[int, Surface(pipelines=("writer_feedback",), metavar="N")] = (
         Field(default=3, ge=1, le=5, description="writer_feedback: simple feedback loop limit")

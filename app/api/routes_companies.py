@@ -14,9 +14,8 @@ from pydantic import BaseModel, Field
 from app.api.deps import ManagerDep, OwnerDep
 from app.api.errors import ApiError
 from app.api.schemas import refusals
-from app.service.companies import company_history, series
+from app.service.companies import AmbiguousCompany, find_company, series
 from core.contract import TrackRecord
-from core.memory import company_key
 
 router = APIRouter(prefix="/v1/companies", tags=["companies"], responses=refusals(401))
 
@@ -91,7 +90,7 @@ async def list_companies(manager: ManagerDep, owner: OwnerDep) -> list[CompanySu
     return out
 
 
-@router.get("/{company}", response_model=CompanyDetail, responses=refusals(404))
+@router.get("/{company}", response_model=CompanyDetail, responses=refusals(404, 409))
 async def get_company(
     company: Annotated[str, Path(min_length=1, max_length=200)],
     manager: ManagerDep,
@@ -99,12 +98,10 @@ async def get_company(
 ) -> CompanyDetail:
     """A company's stored calls (each period's newest is current) and the track record of the
     newest call against the earlier ones."""
-    keys = [k for k in (company_key(company, None), company_key(None, company)) if k]
-    found = None
-    for key in keys:
-        found = await company_history(manager.store, owner, key)
-        if found is not None:
-            break
+    try:
+        found = await find_company(manager.store, owner, company)
+    except AmbiguousCompany as exc:
+        raise ApiError(409, str(exc)) from None
     if found is None:
         raise ApiError(404, f"no stored call of company {company!r}")
     current = {r.call_id for r in found.current}

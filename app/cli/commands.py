@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from app.cli import EXIT_DEGRADED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from app.cli.options import OptionError, resolve
+from app.cli.options import OptionError, folder_problem, resolve
 from app.cli.progress import Progress
 from app.cli.runs import stored_record
 from app.llm.factory import ConfigError
@@ -43,6 +43,13 @@ from core.transcript import (
     parse_transcript,
 )
 from graphs import draw, get_pipeline
+
+
+def writable_folder(path: Path, flag: str) -> Path:
+    """`path` made now as the folder a command writes into, else a UsageError naming `flag`."""
+    if (problem := folder_problem(path, flag)) is not None:
+        raise UsageError(problem)
+    return path
 
 
 class UsageError(Exception):
@@ -219,6 +226,7 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         / ("stdin" if args.path == "-" else Path(args.path).name.split(".")[0])
         / args.pipeline
     )
+    writable_folder(out_dir, "--out")  # before the run, not after it
     console.print(
         f"[bold]{args.pipeline}[/] on {args.path} "
         f"({'speaker turns' if transcript.format == 'markdown' else 'plain text'}, "
@@ -310,6 +318,12 @@ def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> in
     from app.evaluation.backtest import BacktestError, backtest, write
 
     eval_out = Path(args.eval_out)
+    try:
+        if args.out:
+            writable_folder(Path(args.out), "--out")
+    except UsageError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        return EXIT_USAGE
     try:
         if args.fetch:
             fetched = asyncio.run(fetch_price_files(Path(args.prices), Path(args.calls),

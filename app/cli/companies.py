@@ -121,19 +121,16 @@ async def run_ingest(args: argparse.Namespace, settings: Settings, console: Cons
 async def run_history(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     from rich.table import Table
 
-    from app.service.companies import company_history
+    from app.service.companies import AmbiguousCompany, find_company
     from core.memory import company_key, track_record_markdown
 
-    key = company_key(args.ticker, None) if re.fullmatch(r"[A-Za-z.]{1,10}", args.ticker) else (
-        company_key(None, args.ticker))  # fmt: skip
-    if key is None:
+    if company_key(args.ticker, None) is None and company_key(None, args.ticker) is None:
         raise CompaniesUsageError(f"{args.ticker!r}: give a ticker or a company name")
     store = await _store(settings)
     try:
-        found = await company_history(store, None, key)
-        if found is None and key.startswith("T:"):  # a name typed like a ticker
-            name_key = company_key(None, args.ticker)
-            found = await company_history(store, None, name_key) if name_key else None
+        found = await find_company(store, None, args.ticker)
+    except AmbiguousCompany as exc:
+        raise CompaniesUsageError(str(exc)) from None
     finally:
         await store.close()
     if found is None:

@@ -4,13 +4,22 @@ its name, type, choices and help from the field), and read back into a validated
 from __future__ import annotations
 
 import argparse
+import os
 import types
+from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
-from core.options import RunOptions, comma_items, in_our_words, inapplicable, surface
+from core.options import (
+    RunOptions,
+    comma_items,
+    in_our_words,
+    inapplicable,
+    own_errors,
+    surface,
+)
 
 
 class OptionError(ValueError):
@@ -132,17 +141,24 @@ def resolve(
 ) -> RunOptions:
     """The run's options: `defaults` with the flags given; a bad value names its flag."""
     given = given_flags(args, pipeline, options)
+    if given.get("ensemble_variants") and "writer_variant" not in given:
+        given["writer_variant"] = "ensemble"  # --ensemble V1,V2 alone: that ensemble is the run
     try:
-        return defaults.merged(given)
+        resolved = defaults.merged(given)
     except ValidationError as exc:
         raise OptionError(describe(exc, options)) from None
+    if given.get("ensemble_variants") and resolved.writer_variant != "ensemble":
+        raise OptionError(  # the list would be ignored: say so instead
+            f"--ensemble applies with --variant ensemble, not --variant {resolved.writer_variant}"
+        )
+    return resolved
 
 
 def describe(exc: ValidationError, options: type[RunOptions] = RunOptions) -> str:
     """Each problem with the flag it came from and, for one item of a list, the bad item."""
     fields = options.model_fields
     problems = []
-    for e in exc.errors():
+    for e in own_errors(exc.errors()):
         name = str(e["loc"][0]) if e["loc"] else ""
         where = flag_of(name, fields[name]) if name in fields else name
         item = f" ({e['input']!r})" if len(e["loc"]) > 1 else ""
@@ -165,3 +181,18 @@ def int_within(low: int, high: int | None = None) -> Any:
 
     parse.__name__ = "integer"
     return parse
+
+
+def folder_problem(path: Path, flag: str) -> str | None:
+    """Why `path` cannot be the folder a command writes into, naming `flag` (None: it can, and
+    it exists now). Checked before any work, so a run never ends in a traceback over its
+    output folder."""
+    if path.exists() and not path.is_dir():
+        return f"{flag} {path}: a file is there, not a folder"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"{flag} {path}: cannot make the folder ({exc.strerror or exc})"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return f"{flag} {path}: the folder is not writable"
+    return None

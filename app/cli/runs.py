@@ -85,6 +85,11 @@ async def run_runs(args: argparse.Namespace, settings: Settings, console: Consol
     store = await Store.open(settings.database_url, settings.runs_path)
     try:
         if args.action == "list":
+            if args.ids:  # "runs list 4184": an id the list would ignore
+                raise RunsUsageError(
+                    f"runs list takes no run id (got {' '.join(args.ids)}): "
+                    f"runs show {args.ids[0]} shows one"
+                )
             return await _list(store, args, console)
         if args.action in ("show", "export") and len(args.ids) != 1:
             raise RunsUsageError(f"runs {args.action} takes one run id")
@@ -120,6 +125,10 @@ async def _list(store: Store, args: argparse.Namespace, console: Console) -> int
     ]
     rows = matching[: args.limit]
     filtered = any((args.status, args.pipeline, args.company, since))
+    if not stored:
+        console.print("no runs in the local store yet (`earnings-desk analyze` and `serve` keep "
+                      "every run there)", highlight=False)  # fmt: skip
+        return 0
     title = f"{len(rows)} of {len(matching)} run(s)" + (" matching" if filtered else "")
     table = Table(title=f"{title}; {stored} in the local store")
     for col in ("id", "call", "pipeline", "status", "created", "tokens"):

@@ -18,6 +18,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from app.cli.options import folder_problem
 from app.evaluation.dataset import DatasetError, EvalItem, load_dataset
 from app.evaluation.runner import EvalEvent, Evaluation, engine_runner, model_label
 from app.evaluation.summary import write_chart, write_tables
@@ -116,6 +117,8 @@ def plan(args: argparse.Namespace, settings: Settings) -> EvalPlan:
     specs: list[str | None] = list(_csv(args.models)) or [None]
     configs = [model_settings(settings, s, cache) for s in specs]
     judge = model_settings(settings, args.judge, cache, "--judge") if args.judge else None
+    if (problem := folder_problem(Path(args.out), "--out")) is not None:
+        raise EvalUsageError(problem)
     return EvalPlan(items, pipelines, pairs, cache, configs, judge, Path(args.out))
 
 

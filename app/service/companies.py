@@ -6,12 +6,13 @@ stored calls (`StoreMemory`, core.memory.CompanyMemory), keeping a finished run'
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from app.storage import Store
 from app.storage.store import StoredCall
 from core.contract import Report, TrackRecord
-from core.memory import CallRecord, current_calls, record_of, track_record
+from core.memory import CallRecord, company_key, current_calls, record_of, track_record
 from core.transcript import transcript_sha256
 
 log = logging.getLogger("earnings_desk.companies")
@@ -56,6 +57,33 @@ class CompanyHistory:
     calls: list[StoredCall]  # every stored call, oldest stored first
     current: list[CallRecord]  # one a period (the newest stored), in period order
     track_record: TrackRecord | None  # the newest period's, against the earlier ones
+
+
+class AmbiguousCompany(ValueError):
+    """A name that names more than one stored company (one linked by its ticker, one by name)."""
+
+
+async def find_company(store: Store, owner: str | None, asked: str) -> CompanyHistory | None:
+    """The stored company a user names: by ticker when the words can be one, else (or when no
+    company has that ticker) by name, which also finds a company linked by its ticker whose
+    calls carry that name. A name that finds two companies (calls stored with and without the
+    ticker are two companies: the linking rule never merges) is AmbiguousCompany, naming them."""
+    ticker_key = company_key(asked, None) if re.fullmatch(r"[A-Za-z.]{1,10}", asked) else None
+    if ticker_key is not None and (found := await company_history(store, owner, ticker_key)):
+        return found
+    name_key = company_key(None, asked)
+    if name_key is None:
+        return None
+    keys = {c.company_key for c in await store.companies(owner)
+            if c.company_key and (c.company_key == name_key
+                                  or company_key(None, c.company) == name_key)}  # fmt: skip
+    if len(keys) > 1:
+        names = ", ".join(sorted(k.removeprefix("T:").removeprefix("N:") for k in keys))
+        raise AmbiguousCompany(
+            f"{asked!r} names {len(keys)} stored companies ({names}): calls stored with and "
+            "without a ticker are kept apart; ask for the ticker"
+        )
+    return await company_history(store, owner, keys.pop()) if keys else None
 
 
 async def company_history(store: Store, owner: str | None, key: str) -> CompanyHistory | None:

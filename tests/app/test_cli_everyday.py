@@ -241,6 +241,31 @@ def test_serve_on_an_address_in_use_says_so_before_starting(
     assert built == []
 
 
+def test_an_output_folder_that_cannot_be_written_is_refused_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """`--out` naming a file, or a folder that cannot be made, is exit 2 naming the flag, before
+    any run (nothing stored): never a traceback after a run that succeeded."""
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    a_file = tmp_path / "afile"
+    a_file.write_text("x", encoding="utf-8")
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "ACME_q3_2021.txt").write_text(SAMPLE.read_text(), encoding="utf-8")
+    for args in (["analyze", str(SAMPLE), "--pipeline", "facts"],
+                 ["eval", str(calls), "--pipelines", "facts"]):  # fmt: skip
+        for out in (a_file, a_file / "below"):
+            assert main([*args, "--out", str(out)]) == 2
+            err = capsys.readouterr().err
+            assert f"--out {out}:" in err and "Traceback" not in err
+    assert main(["runs"]) == 0
+    assert "no runs in the local store yet" in capsys.readouterr().out  # none was made
+    assert main(["runs", "list", "4184"]) == 2
+    assert "runs show 4184 shows one" in capsys.readouterr().err
+
+
 def test_a_list_too_short_is_said_in_our_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
@@ -254,6 +279,31 @@ def test_a_list_too_short_is_said_in_our_words(
     assert main(["analyze", str(SAMPLE), "--pipeline", "facts"]) == 2
     out = capsys.readouterr()
     assert "EDESK_ENSEMBLE_VARIANTS: needs at least 2 items, got 1" in out.out + out.err
+
+
+def test_an_ensemble_is_refused_for_what_is_wrong_with_it_and_never_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """An unknown variant is named alone (not "needs at least 2 items" of a list of two); the
+    setting may be a JSON array as other settings are; `--ensemble` alone runs the ensemble and
+    beside another `--variant` is refused, never ignored."""
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    run = ["analyze", str(SAMPLE), "--pipeline", "writer_feedback"]
+    assert main([*run, "--ensemble", "simple_writer,bogus"]) == 2
+    said = capsys.readouterr().err
+    assert "--ensemble ('bogus'): Input should be 'simple_writer'" in said
+    assert "needs at least" not in said
+    assert main([*run, "--ensemble", "simple_writer,advanced_writer", "--variant",
+                 "simple_writer"]) == 2  # fmt: skip
+    assert "--ensemble applies with --variant ensemble, not --variant simple_writer" in (
+        capsys.readouterr().err)  # fmt: skip
+    assert main([*run, "--ensemble", "simple_writer,advanced_writer",
+                 "--out", str(tmp_path / "ens")]) == EXIT_OK  # fmt: skip
+    assert "; variant ensemble" in capsys.readouterr().out
+    monkeypatch.setenv("EDESK_ENSEMBLE_VARIANTS", '["simple_writer", "advanced_feedback"]')
+    assert main([*run, "--variant", "ensemble", "--out", str(tmp_path / "ens2")]) == EXIT_OK
 
 
 def test_a_bad_financials_file_is_said_plainly(

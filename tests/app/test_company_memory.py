@@ -144,3 +144,42 @@ def test_the_chart_lines_sort_with_and_without_a_basis() -> None:
     ]
     got = [(s.metric, s.basis, [p.value for p in s.results]) for s in series(calls)]
     assert got == [("revenue", None, [8, 9]), ("revenue", "organic", [6, 7])]
+
+
+def test_a_company_is_found_by_the_name_its_calls_carry(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """A company linked by its ticker is found by its name too (the API and `history`); a name
+    that names two stored companies (calls with and without the ticker) is refused naming both,
+    never answered with one of them."""
+    from app.cli import main
+
+    with api(tmp_path) as client:
+        for period, text in (("Q2 2021", Q2), ("Q3 2021", Q3)):
+            body = {"transcript": text, "pipeline": "facts", "ticker": "ACME",
+                    "company": "Acme Widgets Inc.", "period": period}  # fmt: skip
+            run_id = client.post("/v1/runs", json=body).json()["id"]
+            wait_status(client, run_id, {"succeeded", "degraded", "failed"})
+        by_name = client.get("/v1/companies/Acme%20Widgets")
+        assert by_name.status_code == 200 and by_name.json()["id"] == "ACME"
+        assert len(by_name.json()["calls"]) == 2
+        body = {"transcript": Q3, "pipeline": "facts", "company": "Acme Widgets",
+                "period": "Q3 2021"}  # fmt: skip
+        run_id = client.post("/v1/runs", json=body).json()["id"]
+        wait_status(client, run_id, {"succeeded", "degraded", "failed"})
+        both = client.get("/v1/companies/acme%20widgets")
+        assert both.status_code == 409, both.text
+        assert "ACME" in both.json()["detail"] and "acme widgets" in both.json()["detail"]
+        assert client.get("/v1/companies/ACME").json()["id"] == "ACME"  # the ticker: one
+    monkeypatch.setenv("EDESK_PROVIDER", "fake")
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "cli"))
+    for period, text in (("Q2 2021", Q2), ("Q3 2021", Q3)):
+        source = tmp_path / f"acme-{period[:2]}.txt"
+        source.write_text(text, encoding="utf-8")
+        assert main(["analyze", str(source), "--pipeline", "facts", "--ticker", "ACME",
+                     "--company", "Acme Widgets", "--period", period,
+                     "--out", str(tmp_path / "out" / period[:2])]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["history", "Acme Widgets"]) == 0
+    assert "2 stored call(s)" in capsys.readouterr().out
