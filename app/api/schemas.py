@@ -215,8 +215,10 @@ _REFUSALS: dict[int, tuple[type[BaseModel], str]] = {
     401: (ErrorMessage, "missing or wrong API key (when EDESK_API_KEYS is set)"),
     403: (ErrorMessage, "a server folder this server does not allow"),
     404: (ErrorMessage, "no such run or eval (or not the caller's)"),
-    409: (ErrorMessage, "the run has no report (yet, or it failed); a name that names two "
-               "stored companies"),
+    409: (
+        ErrorMessage,
+        "the run has no report (yet, or it failed); a name that names two stored companies",
+    ),
     410: (ErrorMessage, "the run was deleted while the request waited for it"),
     413: (FieldErrors, "the body or transcript is over the size limit"),
     415: (ErrorMessage, "a content type other than application/json or multipart/form-data"),
