@@ -2,9 +2,10 @@
 statements, a change computed by code, market data, the vendor's consensus, or nowhere
 (`core/provenance.py` builds the non-call sources).
 
-Numbers are compared by value after unit and scale normalisation, within the rounding of the
-less precise of the two ("$1.54 billion" matches "1,543.1 million"; "10.7%" matches
-"10.7 percent"). Percentages only match percentages.
+Numbers are compared by value after unit and scale normalisation. A report's figure is grounded
+by a source figure it states as written or rounded ("$1.54 billion" by "1,543.1 million", "11%"
+by "10.7%", "10.7%" by "10.7 percent"), never by a rounder one ("10.7%" is not grounded by
+"11%": `rounds_to`). Percentages only match percentages.
 """
 
 from __future__ import annotations
@@ -103,6 +104,16 @@ def same_figure(a: Figure, b: Figure) -> bool:
     ) + 1e-9
 
 
+def rounds_to(claim: Figure, source: Figure) -> bool:
+    """Whether `claim` is `source` as written or rounded: the claim's own rounding covers the
+    difference ("$1.54 billion" of 1,543.1 million, "11%" of 10.7%). Never the other way: a
+    claim more precise than its source ("10.7%" where the call says "11%") states a figure
+    the source does not. Percentages only match percentages."""
+    return (claim.kind == "percent") == (source.kind == "percent") and abs(
+        claim.value - source.value
+    ) <= claim.tolerance + 1e-9
+
+
 Origin = Literal["call", "statements", "computed", "market", "consensus"]
 _RANK: dict[str, int] = {"call": 0, "statements": 1, "consensus": 2, "computed": 3, "market": 4}
 
@@ -159,7 +170,7 @@ def check_numbers(report_text: str, sources: Sequence[str] | Sources) -> list[Nu
             continue
         seen.add(fig.text)
         # the closest matching figure is the one cited (the call first, then the order given)
-        candidates = [k for k in known if same_figure(fig, k.figure)]
+        candidates = [k for k in known if rounds_to(fig, k.figure)]
         match = min(
             candidates,
             key=lambda k: (round(abs(k.figure.value - fig.value), 9), _RANK[k.origin]),

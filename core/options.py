@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
+    ValidationError,
     create_model,
 )
 from pydantic.fields import FieldInfo
@@ -355,7 +356,14 @@ def parse_variant(spec: str) -> Variant:
             raise ValueError(f"{spec!r}: {name} applies to {' or '.join(only)} only")
         field = RunOptions.model_fields[name]
         given[name] = value.split("+") if get_origin(field.annotation) is tuple else value.strip()
-    valid = RunOptions().merged(given)  # refuses a bad value, naming the field
+    try:
+        valid = RunOptions().merged(given)
+    except ValidationError as exc:  # a bad value: named with its option, in our words
+        problems = "; ".join(
+            f"{e['loc'][0] if e['loc'] else 'value'}: {in_our_words(e)}"
+            for e in own_errors(exc.errors())
+        )
+        raise ValueError(f"{spec!r}: {problems}") from None
     return Variant(spec.strip(), pipeline, tuple((k, getattr(valid, k)) for k in sorted(given)))
 
 

@@ -149,11 +149,22 @@ def stance(
     recs = []
     for horizon in (Horizon.DAY, Horizon.WEEK, Horizon.MONTH):
         month = horizon is Horizon.MONTH
-        score = sum(s.weight * ((1.5 if s.fundamental else 0.5) if month else 1.0) for s in fired)
+
+        def scale(s: Signal, month: bool = month) -> float:
+            return (1.5 if s.fundamental else 0.5) if month else 1.0
+
+        score = sum(s.weight * scale(s) for s in fired)
         position, conviction = _position(score)
-        top = sorted(fired, key=lambda s: -abs(s.weight))[:2]
-        why = "; ".join(f"{s.rule} (`{s.weight:+g}`)" for s in top) or "no rule fired"
-        rationale = f"Rules score `{score:+.1f}`: {why}."
+        top = sorted(fired, key=lambda s: -abs(s.weight * scale(s)))[:2]
+        # each rule as it counts toward this horizon's score: "Revenue up (+1 x 1.5)"
+        why = (
+            "; ".join(
+                f"{s.rule} (`{s.weight:+g}`" + (f" x {scale(s):g}" if scale(s) != 1.0 else "") + ")"
+                for s in top
+            )
+            or "no rule fired"
+        )
+        rationale = f"Rules score `{score:+.2f}`: {why}."
         catalysts = [s.evidence for s in top][:3]
         recs.append(Recommendation(horizon=horizon, position=position, conviction=conviction,
                                    rationale=rationale, catalysts=catalysts))  # fmt: skip
@@ -167,7 +178,8 @@ def stance_markdown(recs: list[Recommendation], fired: list[Signal]) -> str:
         "",
         "No language model wrote this report. Each horizon's stance is the sum of the rules "
         "below (LONG at `+1.5` or more, SHORT at `-1.5` or less, otherwise NEUTRAL; over a "
-        "month, guidance and reported growth weigh `1.5x` and tone `0.5x`). They read only the "
+        "month, what the call's numbers say (guidance, reported growth, the track record) weighs "
+        "`1.5x` and how it was said (tone, the Q&A) `0.5x`). They read only the "
         "verified rows the code attributed (never the unconfirmed ones): guidance the call says "
         "it raised, lowered, reaffirmed or withdrew, company-wide results whose stated change is "
         "up or down (metrics where more is better), and, when the company has earlier stored "

@@ -194,9 +194,9 @@ def _main(argv: list[str] | None = None) -> int:
     from app.settings import Settings, describe_settings_error, describe_settings_source_error
     from graphs import PIPELINES
 
-    console = Console(soft_wrap=True)
-    _warn_unknown_settings(Console(stderr=True, soft_wrap=True))
-    err = Console(stderr=True, soft_wrap=True)
+    console = Console(soft_wrap=True, emoji=False)
+    _warn_unknown_settings(Console(stderr=True, soft_wrap=True, emoji=False))
+    err = Console(stderr=True, soft_wrap=True, emoji=False)
     if args.command == "pipelines":
         listing = {
             name: {"summary": spec.summary, "nodes": node_names(name), "flow": flow(name)}

@@ -112,8 +112,9 @@ def read_transcript(path: Path | str, settings: Settings) -> Transcript:
         )
     try:
         return parse_transcript(transcript_text(path.read_bytes(), str(path), **bounds), **bounds)
-    except TranscriptError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+    except TranscriptError as exc:  # the document readers' messages name the file already
+        said = str(exc)
+        raise UsageError(said if said.startswith(str(path)) else f"{path}: {said}") from None
 
 
 def read_inputs(args: argparse.Namespace) -> tuple[Financials | None, Prices | None]:

@@ -152,7 +152,9 @@ async def run_history(args: argparse.Namespace, settings: Settings, console: Con
             "track_record": found.track_record.model_dump() if found.track_record else None,
         }, indent=2))  # fmt: skip
         return 0
-    table = Table(title=f"{args.ticker}: {len(found.calls)} stored call(s)")
+    shown = (found.key.removeprefix("T:") if found.key.startswith("T:")
+             else found.calls[-1].company or args.ticker)  # as stored, not as typed  # fmt: skip
+    table = Table(title=f"{shown}: {len(found.calls)} stored call(s)")
     for col in ("period", "stored", "source", "run", "read as"):
         table.add_column(col)
     for c in sorted(found.calls, key=lambda c: (c.record.order, c.created_at)):

@@ -52,8 +52,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                       help="list at most this many (30)")  # fmt: skip
     runs.add_argument("--format", choices=FORMATS, default="md",
                       help="export: the file's kind (csv: the report's tables as CSV files, in a "
-                      "zip: report-ID.csv.zip)")  # fmt: skip
-    runs.add_argument("--out", help="export: the file to write (default: report-ID.EXT here)")
+                      "zip: report-ID12.csv.zip; ID12: the id's first 12 characters)")  # fmt: skip
+    runs.add_argument(
+        "--out", help="export: the file (or folder) to write (default: report-ID12.EXT here)"
+    )
 
 
 def _call_name(r: RunRecord) -> str:

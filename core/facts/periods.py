@@ -266,6 +266,8 @@ def parse_label(label: str | None) -> Period | None:
         if head in ("9M", "6M", "FY"):
             return Period(head, 0, year)
         return Period(head[0], int(head[1]), year)
+    if re.fullmatch(r"\s*[QH]\d+\s*(?:\d{4})?\s*", label, re.IGNORECASE):
+        return None  # "Q5 2026", "H3": no such period (not the year it names)
     found = [x.period for x in mentions(label) if x.period is not None]
     quarter = next((p for p in found if p.kind == "Q"), None)
     year = next((p.year for p in found if p.year is not None), None)

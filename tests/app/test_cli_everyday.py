@@ -342,3 +342,8 @@ def test_walkthrough_five_a_key_a_period_and_a_benchmark(
     text = said.out + said.err
     assert "--benchmark QQQ: not in" in text
     assert "--period 'third quarter' is not a fiscal period it can place" in text
+    # a quarter that does not exist is not the year it names
+    args[args.index("third quarter")] = "Q5 2026"
+    assert main(args) == 0
+    said = capsys.readouterr()
+    assert "--period 'Q5 2026' is not a fiscal period it can place" in said.out + said.err

@@ -218,7 +218,7 @@ def test_cli_eval_end_to_end_then_zero_calls(
         (["--judge", "bogus"], "--judge: model spec 'bogus'"),
         (["--pairwise", "findebate,findebate"], "--pairwise takes two different"),
         (["--ids", "NOPE"], "no transcript for id(s) NOPE"),
-        (["--pipelines", "adversarial@S9"], "--pipelines: 1 validation error"),
+        (["--pipelines", "adversarial@S9"], "'adversarial@S9': sas_system: Input should be 'S1'"),
         (["--pipelines", "findebate@nope=1"], "findebate: no option 'nope'"),
         (["--pipelines", "zero_shot@S1"], "zero_shot has no one variant option"),
         (["--pipelines", "adversarial@S1,adversarial@S1"], "named twice"),

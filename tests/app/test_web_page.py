@@ -46,6 +46,8 @@ def test_every_module_import_resolves_and_nothing_parses_html() -> None:
 
 
 def test_transcript_endpoint_and_call_id(tmp_path: Path) -> None:
+    from tests.calls import CALL as TEXT  # states the fake report's 10.7%: a citation
+
     crlf = TEXT.replace("\n", "\r\n")
     with api(tmp_path, api_keys="key-a,key-b") as client:
         a = {"Authorization": "Bearer key-a"}

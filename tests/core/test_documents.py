@@ -180,3 +180,16 @@ def test_the_cli_reads_standard_input_and_refuses_a_web_address(
         monkeypatch.setenv(key, value)
     assert main(["analyze", "https://example.com/call", "--pipeline", "facts"]) == 2
     assert "reads files, not web addresses" in capsys.readouterr().err
+
+
+def test_the_cli_names_a_refused_file_once(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.cli import main
+
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    old = tmp_path / "old.doc"
+    old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 rest of an OLE file")
+    assert main(["analyze", str(old), "--pipeline", "facts"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {old} is an old binary Word file" in err and err.count(str(old)) == 1

@@ -46,8 +46,17 @@ def test_scales() -> None:
     assert values == {"$2bn": 2e9, "3.5 million": 3.5e6, "40k": 4e4, "$1.2 trillion": 1.2e12}
 
 
+def test_a_claim_may_round_its_source_but_never_add_precision_to_it() -> None:
+    """ "11%" is the call's 10.7% rounded; "10.7%" where the call says only "11%" is a figure
+    the call does not state (a model's invention shown as found, before)."""
+    [rounded] = check_numbers("Revenue rose 11%.", ["Revenue rose 10.7% year over year."])
+    assert rounded.grounded and rounded.source_text == "10.7%"
+    [finer] = check_numbers("Revenue rose 10.7%.", ["Diesel costs rose 11% in the quarter."])
+    assert not finer.grounded and finer.origin == "unsupported"
+
+
 def test_the_closest_figure_is_the_one_cited() -> None:
-    """11% rounds to cover 10.7%, but when the call also says 10.7% that is the source shown."""
+    """When the call says both 11% and 10.7%, a claim of 10.7% cites 10.7%."""
     source = "Diesel costs rose 11% in the quarter. Revenue rose 10.7% year over year."
     (check,) = check_numbers("Revenue rose 10.7%.", [source])
     assert check.grounded and check.source_text == "10.7%"

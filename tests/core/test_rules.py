@@ -4,6 +4,8 @@ whose direction the call states; each rule quotes the sentence it rests on."""
 
 from __future__ import annotations
 
+import pytest
+
 from core import rules
 from core.contract import CallFacts, Position
 from tests.core.test_facts_text import GUIDE, JOURNEYS, REVENUE, guide, key, stated
@@ -109,3 +111,19 @@ def test_stance_markdown_says_what_the_rules_read() -> None:
     md = rules.stance_markdown(*rules.stance(facts))
     assert "rows the code attributed" in md and "company-wide results" in md
     assert f"| Revenue up | `+1` | {REVENUE} |" in md
+
+
+def test_each_horizon_says_the_weight_each_rule_counted_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The month's line adds up as written: each rule's weight and the month's factor (numbers
+    1.5, how it was said 0.5), so "+1 x 1.5; -0.5 x 0.5" is +1.25."""
+    fired = [
+        rules.Signal("Revenue up", 1.0, "Revenue grew 8%.", True),
+        rules.Signal("questions mostly answered without figures", -0.5, "2 of 3", False),
+    ]
+    monkeypatch.setattr(rules, "signals", lambda facts, record=None: fired)
+    day, _, month = rules.stance(CallFacts())[0]
+    assert day.rationale.startswith("Rules score `+0.50`: Revenue up (`+1`);")
+    assert month.rationale == ("Rules score `+1.25`: Revenue up (`+1` x 1.5); questions mostly "
+                               "answered without figures (`-0.5` x 0.5).")  # fmt: skip
