@@ -62,7 +62,12 @@ def wait_report(page: Any, timeout: float = 90_000) -> None:
 
 def test_run_from_the_page(server: Server, page: Any, tmp_path: Path) -> None:
     page.goto(server.url + "/")
-    page.fill("#transcript", SAMPLE.read_text(encoding="utf-8"))
+    # the sample with one figure of the fake model's report in it (the report says 10.7%)
+    call = SAMPLE.read_text(encoding="utf-8").replace(
+        "Diesel costs rose 11%", "Diesel costs rose 10.7%"
+    )
+    assert "10.7%" in call
+    page.fill("#transcript", call)
     page.select_option("#pipeline", "findebate")
     page.fill("#company", "Northwind Outfitters")
     page.fill("#ticker", "NWO")
@@ -93,7 +98,7 @@ def test_run_from_the_page(server: Server, page: Any, tmp_path: Path) -> None:
         assert f"{rec['conviction']}%" in row.inner_text()
         assert rec["rationale"] in row.inner_text()
 
-    # figures: the call states 10.7%; it never says $1.54 billion
+    # figures: the call states 10.7% (above); it never says $1.54 billion
     grounded = page.locator('.md button.fig.grounded[data-figure="10.7%"]')
     ungrounded = page.locator('.md button.fig.ungrounded[data-figure="$1.54 billion"]')
     assert grounded.count() >= 1 and ungrounded.count() >= 1
