@@ -217,7 +217,7 @@ _REFUSALS: dict[int, tuple[type[BaseModel], str]] = {
     404: (ErrorMessage, "no such run or eval (or not the caller's)"),
     409: (
         ErrorMessage,
-        "the run has no report (yet, or it failed); a name that names two stored companies",
+        "the run has no report (yet, or it failed); a company name two tickers' calls carry",
     ),
     410: (ErrorMessage, "the run was deleted while the request waited for it"),
     413: (FieldErrors, "the body or transcript is over the size limit"),

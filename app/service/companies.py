@@ -60,30 +60,30 @@ class CompanyHistory:
 
 
 class AmbiguousCompany(ValueError):
-    """A name that names more than one stored company (one linked by its ticker, one by name)."""
+    """A name that the calls of more than one ticker carry."""
 
 
 async def find_company(store: Store, owner: str | None, asked: str) -> CompanyHistory | None:
-    """The stored company a user names: by ticker when the words can be one, else (or when no
-    company has that ticker) by name, which also finds a company linked by its ticker whose
-    calls carry that name. A name that finds two companies (calls stored with and without the
-    ticker are two companies: the linking rule never merges) is AmbiguousCompany, naming them."""
+    """The stored company a user names. By ticker when the words can be one; else by name: the
+    calls linked by that name (stored without a ticker), or, when there are none, the company
+    linked by its ticker whose calls carry that name. A name carried by the calls of two
+    tickers is AmbiguousCompany, naming them (the linking rule never merges companies)."""
     ticker_key = company_key(asked, None) if re.fullmatch(r"[A-Za-z.]{1,10}", asked) else None
     if ticker_key is not None and (found := await company_history(store, owner, ticker_key)):
         return found
     name_key = company_key(None, asked)
     if name_key is None:
         return None
-    keys = {c.company_key for c in await store.companies(owner)
-            if c.company_key and (c.company_key == name_key
-                                  or company_key(None, c.company) == name_key)}  # fmt: skip
+    if found := await company_history(store, owner, name_key):
+        return found
+    keys = sorted({c.company_key for c in await store.companies(owner)
+                   if c.company_key and company_key(None, c.company) == name_key})  # fmt: skip
     if len(keys) > 1:
-        names = ", ".join(sorted(k.removeprefix("T:").removeprefix("N:") for k in keys))
+        names = ", ".join(k.removeprefix("T:") for k in keys)
         raise AmbiguousCompany(
-            f"{asked!r} names {len(keys)} stored companies ({names}): calls stored with and "
-            "without a ticker are kept apart; ask for the ticker"
+            f"{asked!r} is the name of {len(keys)} stored companies ({names}): ask for the ticker"
         )
-    return await company_history(store, owner, keys.pop()) if keys else None
+    return await company_history(store, owner, keys[0]) if keys else None
 
 
 async def company_history(store: Store, owner: str | None, key: str) -> CompanyHistory | None:

@@ -150,8 +150,9 @@ def test_a_company_is_found_by_the_name_its_calls_carry(
     tmp_path: Path, monkeypatch: Any, capsys: Any
 ) -> None:
     """A company linked by its ticker is found by its name too (the API and `history`); a name
-    that names two stored companies (calls with and without the ticker) is refused naming both,
-    never answered with one of them."""
+    the calls of two tickers carry is refused naming both, never answered with one of them; the
+    calls linked by a name (no ticker) are what that name finds; every listed id opens its own
+    company."""
     from app.cli import main
 
     with api(tmp_path) as client:
@@ -163,13 +164,23 @@ def test_a_company_is_found_by_the_name_its_calls_carry(
         by_name = client.get("/v1/companies/Acme%20Widgets")
         assert by_name.status_code == 200 and by_name.json()["id"] == "ACME"
         assert len(by_name.json()["calls"]) == 2
-        body = {"transcript": Q3, "pipeline": "facts", "company": "Acme Widgets",
-                "period": "Q3 2021"}  # fmt: skip
+        # a second ticker whose calls carry the same name: the name names two companies
+        body = {"transcript": Q3, "pipeline": "facts", "ticker": "ACMW",
+                "company": "Acme Widgets", "period": "Q3 2021"}  # fmt: skip
         run_id = client.post("/v1/runs", json=body).json()["id"]
         wait_status(client, run_id, {"succeeded", "degraded", "failed"})
         both = client.get("/v1/companies/acme%20widgets")
         assert both.status_code == 409, both.text
-        assert "ACME" in both.json()["detail"] and "acme widgets" in both.json()["detail"]
+        assert "ACME, ACMW" in both.json()["detail"]
+        # calls stored without a ticker are linked by the name: the name finds them first
+        body = {"transcript": Q2, "pipeline": "facts", "company": "Acme Widgets",
+                "period": "Q2 2021"}  # fmt: skip
+        run_id = client.post("/v1/runs", json=body).json()["id"]
+        wait_status(client, run_id, {"succeeded", "degraded", "failed"})
+        listed = {c["id"] for c in client.get("/v1/companies").json()}
+        assert listed == {"ACME", "ACMW", "acme widgets"}
+        for company_id in listed:  # every listed id opens its own company (the web page's link)
+            assert client.get(f"/v1/companies/{company_id}").json()["id"] == company_id
         assert client.get("/v1/companies/ACME").json()["id"] == "ACME"  # the ticker: one
     monkeypatch.setenv("EDESK_PROVIDER", "fake")
     monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
