@@ -159,7 +159,8 @@ def stance(
         # each rule as it counts toward this horizon's score: "Revenue up (+1 x 1.5)"
         why = (
             "; ".join(
-                f"{s.rule} (`{s.weight:+g}`" + (f" x {scale(s):g}" if scale(s) != 1.0 else "") + ")"
+                # inside the code span: a weight and its factor are apparatus, not figures
+                f"{s.rule} (`{s.weight:+g}" + (f" x {scale(s):g}" if scale(s) != 1.0 else "") + "`)"
                 for s in top
             )
             or "no rule fired"

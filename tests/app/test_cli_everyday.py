@@ -347,3 +347,20 @@ def test_walkthrough_five_a_key_a_period_and_a_benchmark(
     assert main(args) == 0
     said = capsys.readouterr()
     assert "--period 'Q5 2026' is not a fiscal period it can place" in said.out + said.err
+
+
+def test_the_facts_report_flags_none_of_its_own_rule_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The facts pipeline's report is code's, from quoted rows: its thresholds and weights
+    (`+1.5`, `+1 x 1.5`) are apparatus, so no figure is flagged and no footnote is added."""
+    import json
+
+    monkeypatch.setenv("EDESK_EMBEDDINGS", "fake")
+    monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "out"
+    assert main(["analyze", str(SAMPLE), "--pipeline", "facts", "--out", str(out)]) == EXIT_OK
+    report = json.loads((out / "report.json").read_text())
+    assert [n["text"] for n in report["evidence"]["numbers"] if n.get("flagged")] == []
+    md = (out / "report.md").read_text()
+    assert "x 1.5`)" in md and "[^unverified" not in md

@@ -125,5 +125,5 @@ def test_each_horizon_says_the_weight_each_rule_counted_with(
     monkeypatch.setattr(rules, "signals", lambda facts, record=None: fired)
     day, _, month = rules.stance(CallFacts())[0]
     assert day.rationale.startswith("Rules score `+0.50`: Revenue up (`+1`);")
-    assert month.rationale == ("Rules score `+1.25`: Revenue up (`+1` x 1.5); questions mostly "
-                               "answered without figures (`-0.5` x 0.5).")  # fmt: skip
+    assert month.rationale == ("Rules score `+1.25`: Revenue up (`+1 x 1.5`); questions mostly "
+                               "answered without figures (`-0.5 x 0.5`).")  # fmt: skip
