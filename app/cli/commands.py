@@ -232,7 +232,8 @@ async def _analyze(args: argparse.Namespace, settings: Settings, console: Consol
         f"[bold]{args.pipeline}[/] on {args.path} "
         f"({'speaker turns' if transcript.format == 'markdown' else 'plain text'}, "
         f"{transcript.n_words:,} words, "
-        f"{len(transcript.turns)} turns); provider {settings.provider}"
+        f"{len(transcript.turns)} turns); "
+        + ("no language model" if args.pipeline == "facts" else f"provider {settings.provider}")
         + (f"; variant {options.writer_variant}" if args.pipeline == "writer_feedback" else ""),
         highlight=False,
     )

@@ -50,9 +50,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     runs.add_argument("--since", help="runs created on or after this day (YYYY-MM-DD)")
     runs.add_argument("--limit", type=int_within(1), default=30,
                       help="list at most this many (30)")  # fmt: skip
-    runs.add_argument("--format", choices=FORMATS, default="md",
-                      help="export: the file's kind (csv: the report's tables as CSV files, in a "
-                      "zip: report-ID12.csv.zip; ID12: the id's first 12 characters)")  # fmt: skip
+    runs.add_argument("--format", choices=FORMATS, default=None,
+                      help="export: the file's kind (default: what --out's name ends in, else "
+                      "md; csv: the report's tables as CSV files, in a zip: report-ID12.csv.zip; "
+                      "ID12: the id's first 12 characters)")  # fmt: skip
     runs.add_argument(
         "--out", help="export: the file (or folder) to write (default: report-ID12.EXT here)"
     )
@@ -131,6 +132,9 @@ async def _list(store: Store, args: argparse.Namespace, console: Console) -> int
         console.print("no runs in the local store yet (`earnings-desk analyze` and `serve` keep "
                       "every run there)", highlight=False)  # fmt: skip
         return 0
+    if not matching:
+        console.print(f"no run matches ({stored} in the local store)", highlight=False)
+        return 0
     title = f"{len(rows)} of {len(matching)} run(s)" + (" matching" if filtered else "")
     table = Table(title=f"{title}; {stored} in the local store")
     for col in ("id", "call", "pipeline", "status", "created", "tokens"):
@@ -158,10 +162,22 @@ def _show(r: RunRecord, console: Console) -> int:
     return 0
 
 
+_SUFFIX_FORMATS = {".md": "md", ".json": "json", ".pdf": "pdf", ".xlsx": "xlsx", ".zip": "csv"}
+
+
+def _export_format(args: argparse.Namespace) -> str:
+    """--format, else the kind --out's name ends in (report.json: json), else md; a --format
+    that contradicts --out's ending is refused rather than written under the wrong name."""
+    named = _SUFFIX_FORMATS.get(Path(args.out).suffix.lower()) if args.out else None
+    if args.format and named and args.format != named:
+        raise RunsUsageError(f"--format {args.format} and --out {args.out}: the name says {named}")
+    return str(args.format or named or "md")
+
+
 def _export(r: RunRecord, args: argparse.Namespace, console: Console) -> int:
     if r.report is None:
         raise RunsUsageError(f"run {r.id} has no report ({r.status})")
-    fmt = args.format
+    fmt = _export_format(args)
     default = Path(f"report-{r.id[:12]}.{fmt}" + (".zip" if fmt == "csv" else ""))
     out = Path(args.out) if args.out else default
     if out.is_dir():  # a folder: the default name inside it

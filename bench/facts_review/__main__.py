@@ -4,6 +4,7 @@ bench.facts_review`."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from core.facts import call_facts
@@ -13,6 +14,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
+    argparse.ArgumentParser(prog="bench.facts_review", description=__doc__).parse_args()
     for path in sorted(HERE.glob("call_*.txt"), key=lambda p: int(p.stem.split("_")[1])):
         facts = call_facts(parse_transcript(path.read_text(encoding="utf-8")))
         print(f"== {path.stem}: {facts.call.company} {facts.call.period}")

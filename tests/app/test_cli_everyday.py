@@ -105,7 +105,14 @@ def test_cli_runs_are_found_again_listed_exported_and_compared(
     assert (tmp_path / "a" / "b" / "r.json").is_file()
     assert main(["runs", "export", run_id, "--format", "md", "--out", "a"]) == EXIT_OK
     assert (tmp_path / "a" / f"report-{run_id}.md").is_file()
+    # no --format: the kind --out's name ends in; a --format that contradicts it is refused
+    assert main(["runs", "export", run_id, "--out", "x.json"]) == EXIT_OK
+    assert (tmp_path / "x.json").read_text().lstrip().startswith("{")
     capsys.readouterr()
+    assert main(["runs", "export", run_id, "--format", "md", "--out", "y.pdf"]) == 2
+    assert "--format md and --out y.pdf: the name says pdf" in capsys.readouterr().err
+    assert main(["runs", "--status", "cancelled"]) == EXIT_OK
+    assert "no run matches (3 in the local store)" in capsys.readouterr().out
     assert main(["runs", "compare", run_id, "nope"]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
     with TestClient(create_app(Settings())) as client:
