@@ -24,7 +24,7 @@ def test_eval_on_the_bundled_model_then_zero_calls(
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EDESK_MAX_TOKENS", json.dumps({"synthesizer": 300, "fact_checker": 300}))
-    monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "900")
+    monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "500")
     base = ["eval", str(ectsum), "--ids", "CFR_q3_2019", "--pipelines", "zero_shot"]
     out1, out2 = tmp_path / "out1", tmp_path / "out2"
     assert main([*base, "--out", str(out1), "--judge", "local"]) == 0

@@ -21,6 +21,17 @@ def test_findebate_on_real_transcript(
     for var in ("EDESK_PROVIDER", "EDESK_EMBEDDINGS", "EDESK_OPENAI_BASE_URL", "EDESK_MODEL"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("EDESK_DATA_DIR", str(tmp_path / "data"))
+    # the defaults with shorter prompts and answers (the CI budget: reading and writing tokens is
+    # the run's time on 2 cores); every node, model call and parse of the default run is made
+    monkeypatch.setenv("EDESK_TRANSCRIPT_WORDS", "600")
+    monkeypatch.setenv("EDESK_EVIDENCE_WORDS", "300")
+    short = {role: 150 for role in SPECIALISTS} | {
+        "trust": 200,
+        "skeptic": 200,
+        "synthesizer": 400,
+        "fact_checker": 400,
+    }
+    monkeypatch.setenv("EDESK_MAX_TOKENS", json.dumps(short))  # the leader's as by default
     source = ectsum / "CFR_q3_2019.txt"
     out = tmp_path / "out"
     code = main(
