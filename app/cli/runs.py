@@ -12,6 +12,7 @@ without keys shows it to everyone; a server with keys shows it to no key (only `
 from __future__ import annotations
 
 import argparse
+import os
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +56,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                       "md; csv: the report's tables as CSV files, in a zip: report-ID12.csv.zip; "
                       "ID12: the id's first 12 characters)")  # fmt: skip
     runs.add_argument(
-        "--out", help="export: the file (or folder) to write (default: report-ID12.EXT here)"
+        "--out",
+        help="export: the file to write, or a folder (one that exists, or a name ending in /) "
+        "for the default name (default: report-ID12.EXT here)",
     )
 
 
@@ -180,8 +183,8 @@ def _export(r: RunRecord, args: argparse.Namespace, console: Console) -> int:
     fmt = _export_format(args)
     default = Path(f"report-{r.id[:12]}.{fmt}" + (".zip" if fmt == "csv" else ""))
     out = Path(args.out) if args.out else default
-    if out.is_dir():  # a folder: the default name inside it
-        out = out / default.name
+    if out.is_dir() or (args.out and args.out.endswith(("/", os.sep))):
+        out = out / default.name  # a folder (one named with a trailing /: made): the default name
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "md":
         out.write_text(r.report.markdown + "\n", encoding="utf-8")

@@ -105,6 +105,9 @@ def test_cli_runs_are_found_again_listed_exported_and_compared(
     assert (tmp_path / "a" / "b" / "r.json").is_file()
     assert main(["runs", "export", run_id, "--format", "md", "--out", "a"]) == EXIT_OK
     assert (tmp_path / "a" / f"report-{run_id}.md").is_file()
+    # a folder named with a trailing / that does not exist yet: made, the default name in it
+    assert main(["runs", "export", run_id, "--out", "newdir/"]) == EXIT_OK
+    assert (tmp_path / "newdir" / f"report-{run_id}.md").is_file()
     # no --format: the kind --out's name ends in; a --format that contradicts it is refused
     assert main(["runs", "export", run_id, "--out", "x.json"]) == EXIT_OK
     assert (tmp_path / "x.json").read_text().lstrip().startswith("{")
