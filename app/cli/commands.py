@@ -320,11 +320,8 @@ def run_backtest(args: argparse.Namespace, console: Console, err: Console) -> in
     from app.evaluation.backtest import BacktestError, backtest, write
 
     eval_out = Path(args.eval_out)
-    try:
-        if args.out:
-            writable_folder(Path(args.out), "--out")
-    except UsageError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
+    if args.out and (problem := folder_problem(Path(args.out), "--out")) is not None:
+        err.print(f"[red]error:[/] {problem}", highlight=False)
         return EXIT_USAGE
     try:
         if args.fetch:
